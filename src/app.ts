@@ -1,0 +1,96 @@
+// buildApp: the HTTP application over the services, without listening, so tests inject requests.
+import { randomBytes } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerProblemHandling } from './http/problem.js';
+import { authenticateRequests } from './keys/auth-hook.js';
+import { KEY_PREFIX } from './keys/key-format.js';
+import { pingRoutes } from './keys/routes.js';
+import type { Services } from './services.js';
+import { verificationRoutes } from './verification/routes.js';
+
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+/** Secrets never reach the logs: keys, codes and credentials are censored wherever they appear. */
+export const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'body.code',
+  'code',
+  'key',
+  '*.key',
+  'secret',
+  '*.secret',
+];
+
+export interface AppOptions {
+  services: Services;
+  logger?: FastifyServerOptions['logger'];
+  publicUrl?: string;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { services } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    ajv: {
+      // Strict input: no coercion ("6" is not an integer), unknown fields are errors, every error is named.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true },
+    },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // JSON is the only body format: anything else is a 415, never a 400 or a silent parse.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('principal', null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerProblemHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'phone-verify',
+        version: '1.0.0',
+        description:
+          'One-time codes by voice call or SMS. Errors are RFC 9457 problem details; branch on `code`. See docs/api.md for every decision.',
+      },
+      servers: options.publicUrl ? [{ url: options.publicUrl }] : [],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: `An API key: ${KEY_PREFIX}…` },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      security: [{ bearer: [] }, { apiKeyHeader: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+
+  await app.register(
+    async (v1) => {
+      v1.addHook(
+        'onRequest',
+        authenticateRequests({ keys: services.keys, limiter: services.requestLimiter }),
+      );
+      await v1.register(pingRoutes);
+      await v1.register(verificationRoutes(services.verifications));
+    },
+    { prefix: '/v1' },
+  );
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
+
+  return app;
+}

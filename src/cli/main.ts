@@ -1,0 +1,73 @@
+// The CLI entry: `phone-verify <command> [options]`. One-line reasons on stderr and a non-zero exit on failure:
+// 1 when the command itself failed, 2 when it was called wrongly.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { AppError } from '../errors.js';
+import { serve } from '../main.js';
+import { createServices } from '../services.js';
+import { openStore } from '../store/database.js';
+import { COMMANDS } from './commands.js';
+import { printJson, UsageError } from './output.js';
+
+const HELP = `phone-verify: phone verification by voice call or SMS
+
+Usage: phone-verify <command> [options] [--json]
+
+Commands:
+  serve                       run the HTTP service (PORT, HOST, DATABASE_URL, PHONE_VERIFY_SECRET, PUBLIC_URL)
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}`)
+  .join('\n')}
+
+Every command takes --json: stdout then holds exactly one JSON value.`;
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`error: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  return code;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  const args = argv.filter((a) => a !== '--json');
+  if (args.length === 0 || args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${HELP}\n`);
+    return args.length === 0 ? 2 : 0;
+  }
+  try {
+    const config = loadConfig();
+    if (args[0] === 'serve') {
+      if (args.length > 1)
+        throw new UsageError(`serve takes no arguments (configure it with the environment)`);
+      await serve(config, { json });
+      return 0;
+    }
+    const name = args[0] === 'outbox' ? 'outbox' : `${args[0]} ${args[1] ?? ''}`.trim();
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`unknown command "${name}"; run phone-verify --help`);
+    const { values, positionals } = parseArgs({
+      args: args.slice(name.split(' ').length),
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length !== (command.positionals ?? 0))
+      throw new UsageError(`usage: phone-verify ${command.usage}`);
+    const store = await openStore(config.databaseUrl);
+    try {
+      const result = await command.run(createServices({ store, secret: config.secret }), values, positionals);
+      if (json) printJson(result);
+      else command.print(result);
+    } finally {
+      await store.close();
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) return fail(err.message, 2);
+    if (err instanceof ConfigError) return fail(err.message, 2);
+    if (err instanceof AppError) return fail(err.message, 1);
+    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
+      return fail(err.message, 2);
+    }
+    return fail(err instanceof Error ? err.message : String(err), 1);
+  }
+}

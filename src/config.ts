@@ -1,0 +1,57 @@
+// The environment, parsed once at boot by one schema (docs/configuration.md). Nothing else reads process.env.
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.String({
+    pattern: '^(sqlite:|postgres://|postgresql://)',
+    default: 'sqlite:./data/phone-verify.db',
+  }),
+  PHONE_VERIFY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5000 }),
+});
+
+export type Env = Static<typeof EnvSchema>;
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly secret: string | undefined;
+  readonly publicUrl: string;
+  readonly logLevel: string;
+  readonly sweepIntervalMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.properties)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  );
+  const value = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
+  if (!Value.Check(EnvSchema, value)) {
+    const first = [...Value.Errors(EnvSchema, value)][0];
+    const name = first?.instancePath.replace(/^\//, '') || 'environment';
+    throw new ConfigError(`invalid ${name}: ${first?.message ?? 'bad value'}`);
+  }
+  const e = value as Env;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    secret: e.PHONE_VERIFY_SECRET,
+    publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+  });
+}

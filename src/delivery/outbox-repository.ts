@@ -1,0 +1,37 @@
+// SQL for the development provider's outbox. Functions take the database (or a transaction) first.
+import type { Db } from '../store/database.js';
+import type { OutboxMessagesTable } from '../store/tables.js';
+
+export type OutboxRow = OutboxMessagesTable;
+
+export async function insertMessage(db: Db, row: OutboxRow): Promise<void> {
+  await db.insertInto('outbox_messages').values(row).execute();
+}
+
+export function listMessages(db: Db, filter: { to?: string; limit: number }): Promise<OutboxRow[]> {
+  let query = db.selectFrom('outbox_messages').selectAll();
+  if (filter.to) query = query.where('to_number', '=', filter.to);
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+export function dueReports(db: Db, now: number): Promise<OutboxRow[]> {
+  return db
+    .selectFrom('outbox_messages')
+    .selectAll()
+    .where('report_applied', '=', 0)
+    .where('report_due_at', '<=', now)
+    .orderBy('report_due_at')
+    .limit(100)
+    .execute();
+}
+
+/** Claims a due report: true for exactly one caller, however many processes sweep at once. */
+export async function claimReport(db: Db, id: string): Promise<boolean> {
+  const result = await db
+    .updateTable('outbox_messages')
+    .set({ report_applied: 1 })
+    .where('id', '=', id)
+    .where('report_applied', '=', 0)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

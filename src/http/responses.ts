@@ -1,0 +1,19 @@
+// Error responses for route schemas, so the OpenAPI document lists each route's problems.
+import { Problem } from './problem.js';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input (`invalid_request`, `invalid_phone`, `unsupported_country`)',
+  401: 'Missing, malformed, unknown, revoked or expired key',
+  403: 'The key lacks the scope (`insufficient_scope`)',
+  404: 'Unknown id, or an id of another workspace (`not_found`, `no_verification`)',
+  409: 'The workspace cannot use the channel (`channel_unavailable`, with `reason`)',
+  413: 'Body over 16 KiB',
+  415: 'Body not application/json',
+  429: 'A limit was reached (`rate_limited`, with `Retry-After`)',
+};
+
+export function errorResponses(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [status, { ...Problem, description: DESCRIPTIONS[status] ?? 'Error' }]),
+  );
+}

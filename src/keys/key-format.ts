@@ -1,0 +1,43 @@
+// The API key's shape: `pv_live_` + 32 random base62 characters (about 190 bits) + a 6-character CRC-32
+// checksum, so a mistyped or truncated key is told apart from an unknown one without a database look-up.
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { customAlphabet } from 'nanoid';
+
+export const KEY_PREFIX = 'pv_live_';
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_LENGTH = 32;
+const CHECKSUM_LENGTH = 6;
+const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+const randomPart = customAlphabet(ALPHABET, RANDOM_LENGTH);
+
+function checksum(body: string): string {
+  let n = crc32(body);
+  let out = '';
+  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+    out = ALPHABET[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+export function generateKey(): string {
+  const body = KEY_PREFIX + randomPart();
+  return body + checksum(body);
+}
+
+export function isWellFormedKey(key: string): boolean {
+  if (!KEY_SHAPE.test(key)) return false;
+  const body = key.slice(0, -CHECKSUM_LENGTH);
+  return checksum(body) === key.slice(-CHECKSUM_LENGTH);
+}
+
+/** Keys carry about 190 random bits, so a plain SHA-256 is enough: there is nothing to brute-force. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** What lists show so a person can recognise a key: the prefix and four characters. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, KEY_PREFIX.length + 4);
+}

@@ -1,0 +1,77 @@
+// SQL for API keys. Functions take the database (or a transaction) first.
+import type { Db } from '../store/database.js';
+import type { ApiKeysTable } from '../store/tables.js';
+
+export type KeyRow = ApiKeysTable;
+
+/** The key with its workspace's request limit, so authentication and limiting need one read. */
+export function findKeyByHash(
+  db: Db,
+  keyHash: string,
+): Promise<(KeyRow & { request_limit_per_minute: number }) | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .selectAll('api_keys')
+    .select('workspaces.request_limit_per_minute')
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+export function findKey(db: Db, id: string): Promise<KeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listKeys(db: Db, workspaceId: string): Promise<KeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function countActiveKeys(db: Db, workspaceId: string, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Takes the workspace's row lock (PostgreSQL) or the write lock (SQLite) for the rest of the transaction. */
+export async function lockWorkspace(db: Db, workspaceId: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('workspaces')
+    .set({ updated_at: now })
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function insertKey(db: Db, row: KeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+export async function revokeKey(db: Db, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** last_used_at is written at most once a minute a key, so authentication stays a read on the hot path. */
+export async function touchKey(db: Db, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - 60_000)]))
+    .execute();
+}

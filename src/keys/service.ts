@@ -1,0 +1,154 @@
+// API keys: created (shown once), listed, revoked, and resolved from a request header on every call.
+import { type Clock, toTimestamp } from '../clock.js';
+import { AppError, invalidField } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Db } from '../store/database.js';
+import type { WorkspaceService } from '../workspaces/service.js';
+import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
+import * as repo from './repository.js';
+import { isScope, SCOPES, type Scope } from './scopes.js';
+
+export const MAX_ACTIVE_KEYS = 25;
+const KEY_NAME_MAX = 100;
+
+export interface KeyView {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  status: 'active' | 'revoked' | 'expired';
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface CreatedKey extends KeyView {
+  /** The key itself: returned this once, never stored. */
+  key: string;
+}
+
+export interface Principal {
+  keyId: string;
+  keyName: string;
+  workspaceId: string;
+  scopes: readonly string[];
+  requestLimitPerMinute: number;
+}
+
+function keyStatus(row: repo.KeyRow, now: number): KeyView['status'] {
+  if (row.revoked_at !== null) return 'revoked';
+  if (row.expires_at !== null && row.expires_at <= now) return 'expired';
+  return 'active';
+}
+
+const stamp = (ms: number | null) => (ms === null ? null : toTimestamp(ms));
+
+export function presentKey(row: repo.KeyRow, now: number): KeyView {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: JSON.parse(row.scopes) as string[],
+    status: keyStatus(row, now),
+    created_at: toTimestamp(row.created_at),
+    expires_at: stamp(row.expires_at),
+    revoked_at: stamp(row.revoked_at),
+    last_used_at: stamp(row.last_used_at),
+  };
+}
+
+/** One answer for unknown, revoked and expired keys, so a caller cannot tell which it holds. */
+const invalidKey = () => new AppError('invalid_api_key', 'The API key is not valid.');
+
+export function createKeyService(deps: { db: Db; clock: Clock; workspaces: WorkspaceService }) {
+  const { db, clock, workspaces } = deps;
+
+  return {
+    async createKey(input: {
+      workspaceId: string;
+      name: string;
+      scopes?: readonly string[];
+      expiresInSeconds?: number;
+    }): Promise<CreatedKey> {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > KEY_NAME_MAX) {
+        throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
+      }
+      const scopes = [...new Set(input.scopes ?? ['otp'])];
+      const unknown = scopes.filter((s) => !isScope(s));
+      if (unknown.length > 0) {
+        throw invalidField(
+          'scopes',
+          `unknown scope ${unknown.join(', ')}; known scopes: ${SCOPES.join(', ')}`,
+        );
+      }
+      const ttl = input.expiresInSeconds;
+      if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) {
+        throw invalidField('expires_in', 'must be a whole number of seconds greater than 0');
+      }
+      await workspaces.requireWorkspace(input.workspaceId);
+      const key = generateKey();
+      const now = clock.now();
+      const row: repo.KeyRow = {
+        id: newId('key'),
+        workspace_id: input.workspaceId,
+        name,
+        key_hash: hashKey(key),
+        prefix: displayPrefix(key),
+        scopes: JSON.stringify(scopes as Scope[]),
+        created_at: now,
+        expires_at: ttl === undefined ? null : now + ttl * 1000,
+        revoked_at: null,
+        last_used_at: null,
+      };
+      // Count and insert under the workspace's lock: concurrent creations cannot pass the limit together.
+      await db.transaction().execute(async (tx) => {
+        await repo.lockWorkspace(tx, input.workspaceId, now);
+        if ((await repo.countActiveKeys(tx, input.workspaceId, now)) >= MAX_ACTIVE_KEYS) {
+          throw new AppError(
+            'key_limit_reached',
+            `Workspace ${input.workspaceId} already has ${MAX_ACTIVE_KEYS} active keys, the most it may hold. Revoke one first.`,
+          );
+        }
+        await repo.insertKey(tx, row);
+      });
+      return { ...presentKey(row, now), key };
+    },
+
+    async revokeKey(id: string): Promise<KeyView> {
+      await repo.revokeKey(db, id, clock.now());
+      const row = await repo.findKey(db, id);
+      if (!row) throw new AppError('not_found', `No key ${id}.`);
+      return presentKey(row, clock.now());
+    },
+
+    async listKeys(workspaceId: string): Promise<KeyView[]> {
+      await workspaces.requireWorkspace(workspaceId);
+      const now = clock.now();
+      return (await repo.listKeys(db, workspaceId)).map((r) => presentKey(r, now));
+    },
+
+    /** Resolves a presented key on every request: nothing is cached, so revocation is effective at once. */
+    async authenticate(key: string): Promise<Principal> {
+      if (!isWellFormedKey(key)) {
+        throw new AppError('malformed_api_key', `The API key is not in the expected shape (pv_live_…).`);
+      }
+      const now = clock.now();
+      const row = await repo.findKeyByHash(db, hashKey(key));
+      if (!row || keyStatus(row, now) !== 'active') throw invalidKey();
+      await repo.touchKey(db, row.id, now);
+      return {
+        keyId: row.id,
+        keyName: row.name,
+        workspaceId: row.workspace_id,
+        scopes: JSON.parse(row.scopes) as string[],
+        requestLimitPerMinute: row.request_limit_per_minute,
+      };
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

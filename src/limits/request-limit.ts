@@ -1,0 +1,44 @@
+// The per-workspace request limit: a fixed one-minute window counted in the database, so it holds across
+// every process that shares it. One upsert both counts the request and reads the total, atomically.
+import { sql } from 'kysely';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { Db } from '../store/database.js';
+
+const WINDOW_MS = 60_000;
+
+export function createRequestLimiter(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  let lastPrune = 0;
+
+  return {
+    async take(workspaceId: string, limitPerMinute: number): Promise<void> {
+      const now = clock.now();
+      const windowStart = now - (now % WINDOW_MS);
+      const row = await db
+        .insertInto('request_counters')
+        .values({ workspace_id: workspaceId, window_start: windowStart, count: 1 })
+        .onConflict((oc) =>
+          oc
+            .columns(['workspace_id', 'window_start'])
+            .doUpdateSet({ count: sql<number>`request_counters.count + 1` }),
+        )
+        .returning('count')
+        .executeTakeFirstOrThrow();
+      if (row.count > limitPerMinute) {
+        throw new AppError('rate_limited', `At most ${limitPerMinute} requests a minute per workspace.`, {
+          retry_after: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+        });
+      }
+      if (now - lastPrune > WINDOW_MS) {
+        lastPrune = now;
+        await db
+          .deleteFrom('request_counters')
+          .where('window_start', '<', windowStart - WINDOW_MS)
+          .execute();
+      }
+    },
+  };
+}
+
+export type RequestLimiter = ReturnType<typeof createRequestLimiter>;

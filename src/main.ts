@@ -1,0 +1,46 @@
+// The serving process: config, store, app, listen, sweeper, graceful close on SIGTERM/SIGINT. Nothing else.
+import { buildApp, LOG_REDACT_PATHS } from './app.js';
+import type { Config } from './config.js';
+import { createServices } from './services.js';
+import { openStore } from './store/database.js';
+import { startSweeper } from './sweeper.js';
+
+export interface ServeOptions {
+  /** Logs to stderr, leaving stdout for one JSON line once listening (the CLI's --json). */
+  json?: boolean;
+}
+
+export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
+  const store = await openStore(config.databaseUrl);
+  const services = createServices({ store, secret: config.secret });
+  const app = await buildApp({
+    services,
+    publicUrl: config.publicUrl,
+    logger: {
+      level: config.logLevel,
+      redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+      stream: options.json ? process.stderr : process.stdout,
+    },
+  });
+  const stopSweeper = startSweeper(services, config.sweepIntervalMs, app.log);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close();
+    await stopSweeper();
+    await store.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  if (options.json) {
+    process.stdout.write(
+      `${JSON.stringify({ url: address, database: store.dialect, public_url: config.publicUrl })}\n`,
+    );
+  }
+}

@@ -1,0 +1,43 @@
+// The composition root: builds every service from the store, the clock and the secret. The HTTP app, the CLI
+// and the sweeper all take their services from here, so each rule lives in one place.
+import { type Clock, systemClock } from './clock.js';
+import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
+import type { ProviderRouter } from './delivery/provider.js';
+import { createKeyService, type KeyService } from './keys/service.js';
+import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
+import { deriveKey, loadOrCreateSecret } from './secret.js';
+import type { Store } from './store/database.js';
+import { createDeliveryReports } from './verification/delivery-reports.js';
+import { createVerificationService, type VerificationService } from './verification/service.js';
+import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
+
+export interface Services {
+  store: Store;
+  clock: Clock;
+  workspaces: WorkspaceService;
+  keys: KeyService;
+  verifications: VerificationService;
+  devProvider: DevProvider;
+  requestLimiter: RequestLimiter;
+}
+
+export function createServices(deps: { store: Store; secret?: string; clock?: Clock }): Services {
+  const { store } = deps;
+  const clock = deps.clock ?? systemClock;
+  const secret = loadOrCreateSecret(deps.secret, store.dataDir);
+  const db = store.db;
+  const workspaces = createWorkspaceService({ db, clock });
+  const keys = createKeyService({ db, clock, workspaces });
+  const devProvider = createDevProvider({ db, clock, reports: createDeliveryReports({ db, clock }) });
+  // Until carrier accounts exist (a later issue), every number sends through the development provider.
+  const providers: ProviderRouter = { providerFor: () => devProvider };
+  const verifications = createVerificationService({
+    db,
+    clock,
+    codeKey: deriveKey(secret, 'code-hash'),
+    providers,
+    workspaces,
+  });
+  const requestLimiter = createRequestLimiter({ db, clock });
+  return { store, clock, workspaces, keys, verifications, devProvider, requestLimiter };
+}

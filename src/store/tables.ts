@@ -1,0 +1,101 @@
+// Row types of every table. Times are epoch milliseconds (bigint in PostgreSQL, integer in SQLite);
+// booleans are 0/1 integers and JSON is text, so one migration set serves both stores.
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  /** JSON array of ISO country codes, or null for every supported country. */
+  allowed_countries: string | null;
+  send_limit: number;
+  send_window_seconds: number;
+  request_limit_per_minute: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WorkspaceNumbersTable {
+  id: string;
+  workspace_id: string;
+  number: string;
+  type: string;
+  country: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  key_hash: string;
+  /** The first characters of the key, shown in lists so a key can be recognised. */
+  prefix: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface VerificationsTable {
+  id: string;
+  workspace_id: string;
+  phone: string;
+  channel: string;
+  status: string;
+  /** HMAC-SHA256 of the code under the server secret, hex. */
+  code_hash: string;
+  code_length: number;
+  attempts: number;
+  max_attempts: number;
+  brand_name: string;
+  metadata: string;
+  expires_at: number;
+  verified_at: number | null;
+  created_at: number;
+  updated_at: number;
+  delivery_ok: number | null;
+  delivery_provider: string | null;
+  provider_id: string | null;
+  from_number: string;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+export interface PhoneLocksTable {
+  workspace_id: string;
+  phone: string;
+  touched_at: number;
+}
+
+export interface RequestCountersTable {
+  workspace_id: string;
+  window_start: number;
+  count: number;
+}
+
+export interface OutboxMessagesTable {
+  id: string;
+  verification_id: string;
+  workspace_id: string;
+  channel: string;
+  to_number: string;
+  from_number: string;
+  body: string;
+  /** The voice call's markup (SSML) as a text-to-speech engine would get it; null for SMS. */
+  markup: string | null;
+  created_at: number;
+  /** For simulated late failures: when the carrier's failure report is due, and whether it was applied. */
+  report_due_at: number | null;
+  report_applied: number;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  workspace_numbers: WorkspaceNumbersTable;
+  api_keys: ApiKeysTable;
+  verifications: VerificationsTable;
+  phone_locks: PhoneLocksTable;
+  request_counters: RequestCountersTable;
+  outbox_messages: OutboxMessagesTable;
+}

@@ -1,0 +1,20 @@
+// One-time codes: uniform over all `length`-digit strings (leading zeros allowed), from the CSPRNG.
+// Only a keyed hash is kept, bound to the verification's id, and compared in constant time.
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+
+export function generateCode(length: number): string {
+  // randomInt draws without modulo bias, so every code of the length is equally likely.
+  return randomInt(0, 10 ** length)
+    .toString()
+    .padStart(length, '0');
+}
+
+export function hashCode(key: Buffer, verificationId: string, code: string): string {
+  return createHmac('sha256', key).update(`${verificationId}:${code}`).digest('hex');
+}
+
+export function codeMatches(key: Buffer, verificationId: string, code: string, storedHash: string): boolean {
+  const given = Buffer.from(hashCode(key, verificationId, code), 'hex');
+  const stored = Buffer.from(storedHash, 'hex');
+  return given.length === stored.length && timingSafeEqual(given, stored);
+}

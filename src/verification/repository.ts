@@ -1,0 +1,204 @@
+// SQL for verifications. Every race-prone step is one statement (or runs inside the caller's transaction),
+// and each says which invariant it keeps. Functions take the database (or a transaction) first.
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { VerificationsTable } from '../store/tables.js';
+
+export type VerificationRow = VerificationsTable;
+
+export async function insertVerification(db: Db, row: VerificationRow): Promise<void> {
+  await db.insertInto('verifications').values(row).execute();
+}
+
+export function findVerification(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<VerificationRow | undefined> {
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+/** The number's pending verification where there is one, else its newest. */
+export async function findForPhone(
+  db: Db,
+  workspaceId: string,
+  phone: string,
+): Promise<VerificationRow | undefined> {
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('phone', '=', phone)
+    .orderBy(sql`CASE WHEN status = 'pending' THEN 0 ELSE 1 END`)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Serialises sends to one number for the rest of the transaction: a row lock in PostgreSQL, the write lock in
+ * SQLite. Taken first, so the send limit's count and the supersede below see every earlier send.
+ */
+export async function lockPhone(db: Db, workspaceId: string, phone: string, now: number): Promise<void> {
+  await db
+    .insertInto('phone_locks')
+    .values({ workspace_id: workspaceId, phone, touched_at: now })
+    .onConflict((oc) => oc.columns(['workspace_id', 'phone']).doUpdateSet({ touched_at: now }))
+    .execute();
+}
+
+/** Creation times of the number's verifications since `since`, oldest first (for the send limit). */
+export async function sendTimesSince(
+  db: Db,
+  workspaceId: string,
+  phone: string,
+  since: number,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('verifications')
+    .select('created_at')
+    .where('workspace_id', '=', workspaceId)
+    .where('phone', '=', phone)
+    .where('created_at', '>', since)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => r.created_at);
+}
+
+/** Supersede: the number's pending code dies (or is recorded expired, if its time had already run out). */
+export async function supersedePending(
+  db: Db,
+  workspaceId: string,
+  phone: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('verifications')
+    .set({
+      status: sql<string>`CASE WHEN expires_at <= ${now} THEN 'expired' ELSE 'canceled' END`,
+      updated_at: now,
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('phone', '=', phone)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Persists expiry of one verification if it is due; a no-op otherwise. */
+export async function expireIfDue(db: Db, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('verifications')
+    .set({ status: 'expired', updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .execute();
+}
+
+/** The sweeper's bulk expiry. Idempotent, so several processes may run it at once. */
+export async function expireAllDue(db: Db, now: number): Promise<number> {
+  const result = await db
+    .updateTable('verifications')
+    .set({ status: 'expired', updated_at: now })
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Spends one attempt and applies its outcome in a single statement, so concurrent checks are totally ordered:
+ * attempts never exceed max_attempts, nothing is accepted once the budget is spent or the code expired, and
+ * the last wrong attempt fails the verification. Undefined when the verification no longer takes a code.
+ */
+export function spendAttempt(
+  db: Db,
+  id: string,
+  now: number,
+  correct: boolean,
+): Promise<VerificationRow | undefined> {
+  return db
+    .updateTable('verifications')
+    .set({
+      attempts: sql<number>`attempts + 1`,
+      status: correct
+        ? 'verified'
+        : sql<string>`CASE WHEN attempts + 1 >= max_attempts THEN 'failed' ELSE 'pending' END`,
+      verified_at: correct ? now : null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .whereRef('attempts', '<', 'max_attempts')
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Cancels a pending, unexpired verification; finished ones are left as they are (idempotent). */
+export async function cancelPending(db: Db, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('verifications')
+    .set({ status: 'canceled', updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .execute();
+}
+
+export interface DeliveryOutcome {
+  provider: string;
+  ok: boolean;
+  providerId: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+/** Records the first hand-over; a rejected one makes a still-pending verification undelivered. */
+export async function recordHandOver(
+  db: Db,
+  id: string,
+  outcome: DeliveryOutcome,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('verifications')
+    .set({
+      delivery_provider: outcome.provider,
+      delivery_ok: outcome.ok ? 1 : 0,
+      provider_id: outcome.providerId,
+      error_code: outcome.errorCode,
+      error_message: outcome.errorMessage,
+      status: outcome.ok
+        ? sql<string>`status`
+        : sql<string>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A delivery failure reported after hand-over: kept for diagnostics; a pending verification becomes undelivered. */
+export async function recordDeliveryFailure(
+  db: Db,
+  id: string,
+  failure: { errorCode: string; errorMessage: string },
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('verifications')
+    .set({
+      error_code: failure.errorCode,
+      error_message: failure.errorMessage,
+      status: sql<string>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
+}

@@ -1,0 +1,75 @@
+// /v1/otp/*: thin handlers over the verification service. Schemas come from schemas.ts.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../http/responses.js';
+import { principalOf } from '../keys/auth-hook.js';
+import { CheckBody, CheckResult, IdParams, SendBody, Verification } from './schemas.js';
+import type { VerificationService } from './service.js';
+
+export function verificationRoutes(service: VerificationService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const config = { scope: 'otp' as const };
+    const tags = ['Verifications'];
+
+    app.post(
+      '/otp/send',
+      {
+        config,
+        schema: {
+          summary: 'Send a code',
+          description:
+            'Generates a code, delivers it by voice (default) or SMS, and returns the verification. A pending code for the same number is superseded (canceled) at once.',
+          tags,
+          body: SendBody,
+          response: { 201: Verification, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.send(principalOf(request), request.body)),
+    );
+
+    app.post(
+      '/otp/check',
+      {
+        config,
+        schema: {
+          summary: 'Check a code',
+          description:
+            'Compares a typed code with a pending verification. A wrong code is not an error: branch on `verified`.',
+          tags,
+          body: CheckBody,
+          response: { 200: CheckResult, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+        },
+      },
+      async (request) => service.check(principalOf(request), request.body),
+    );
+
+    app.get(
+      '/otp/:id',
+      {
+        config,
+        schema: {
+          summary: 'Read a verification',
+          tags,
+          params: IdParams,
+          response: { 200: Verification, ...errorResponses(401, 403, 404, 429) },
+        },
+      },
+      async (request) => service.get(principalOf(request), request.params.id),
+    );
+
+    app.post(
+      '/otp/:id/cancel',
+      {
+        config,
+        schema: {
+          summary: 'Cancel a verification',
+          description:
+            'Abandons a pending verification. Idempotent: a finished verification is returned unchanged.',
+          tags,
+          params: IdParams,
+          response: { 200: Verification, ...errorResponses(401, 403, 404, 429) },
+        },
+      },
+      async (request) => service.cancel(principalOf(request), request.params.id),
+    );
+  };
+}

@@ -1,0 +1,206 @@
+// The verification core: send, check, read and cancel, and the state machine of service-spec section 3.
+// It knows nothing of HTTP; delivery goes through the provider interface.
+import type { Clock } from '../clock.js';
+import type { ProviderRouter } from '../delivery/provider.js';
+import { smsText } from '../delivery/sms-text.js';
+import { localeFor, voiceScript } from '../delivery/voice-script.js';
+import { AppError, invalidField } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Principal } from '../keys/service.js';
+import type { Db } from '../store/database.js';
+import { validateBrandName } from '../workspaces/brand-name.js';
+import { selectSender } from '../workspaces/channels.js';
+import { type Country, parsePhone, SUPPORTED_COUNTRIES } from '../workspaces/phone-number.js';
+import { listNumbers } from '../workspaces/repository.js';
+import type { WorkspaceService } from '../workspaces/service.js';
+import { codeMatches, generateCode, hashCode } from './code.js';
+import { presentCheck, presentVerification } from './present.js';
+import * as repo from './repository.js';
+import type { CheckBody, CheckResult, SendBody, Verification } from './schemas.js';
+
+export const METADATA_MAX_BYTES = 4096;
+
+export interface VerificationDeps {
+  db: Db;
+  clock: Clock;
+  codeKey: Buffer;
+  providers: ProviderRouter;
+  workspaces: WorkspaceService;
+}
+
+function allowedCountries(json: string | null): readonly Country[] {
+  return json === null ? SUPPORTED_COUNTRIES : (JSON.parse(json) as Country[]);
+}
+
+export function createVerificationService(deps: VerificationDeps) {
+  const { db, clock, codeKey, providers, workspaces } = deps;
+
+  async function requireVerification(workspaceId: string, id: string): Promise<repo.VerificationRow> {
+    const row = await repo.findVerification(db, workspaceId, id);
+    // Unknown ids and other workspaces' ids get the same answer: nothing tells whether an id exists.
+    if (!row) throw new AppError('not_found', `No verification ${id}.`);
+    return row;
+  }
+
+  /** Expiry is enforced at every read: a pending verification at or past expires_at is stored as expired. */
+  async function settled(row: repo.VerificationRow): Promise<repo.VerificationRow> {
+    if (row.status !== 'pending' || row.expires_at > clock.now()) return row;
+    await repo.expireIfDue(db, row.id, clock.now());
+    return requireVerification(row.workspace_id, row.id);
+  }
+
+  async function enforceSendLimit(
+    tx: Db,
+    ws: { id: string; send_limit: number; send_window_seconds: number },
+    phone: string,
+    now: number,
+  ) {
+    const windowMs = ws.send_window_seconds * 1000;
+    const times = await repo.sendTimesSince(tx, ws.id, phone, now - windowMs);
+    if (times.length < ws.send_limit) return;
+    // The window frees a place when the send that pushed it over the limit ages out.
+    const freesAt = (times[times.length - ws.send_limit] ?? now) + windowMs;
+    const retryAfter = Math.max(1, Math.ceil((freesAt - now) / 1000));
+    throw new AppError(
+      'rate_limited',
+      `At most ${ws.send_limit} codes may be sent to one number in ${ws.send_window_seconds / 60} minutes.`,
+      { retry_after: retryAfter },
+    );
+  }
+
+  return {
+    async send(principal: Principal, body: SendBody): Promise<Verification> {
+      const ws = await workspaces.requireWorkspace(principal.workspaceId);
+      const numbers = await listNumbers(db, ws.id);
+      const channel = body.channel ?? 'voice';
+      const brandName = body.brand_name === undefined ? ws.name : validateBrandName(body.brand_name);
+      const metadata = JSON.stringify(body.metadata ?? {});
+      if (Buffer.byteLength(metadata) > METADATA_MAX_BYTES) {
+        throw invalidField('metadata', `must be at most ${METADATA_MAX_BYTES} bytes as JSON`);
+      }
+      const destination = parsePhone(
+        body.phone,
+        body.country ?? (numbers[0]?.country as Country | undefined),
+        allowedCountries(ws.allowed_countries),
+      );
+      const sender = selectSender(numbers, channel, destination.country);
+
+      const codeLength = body.code_length ?? 6;
+      const code = generateCode(codeLength);
+      const now = clock.now();
+      const row: repo.VerificationRow = {
+        id: newId('ver'),
+        workspace_id: ws.id,
+        phone: destination.e164,
+        channel,
+        status: 'pending',
+        code_hash: '',
+        code_length: codeLength,
+        attempts: 0,
+        max_attempts: body.max_attempts ?? 5,
+        brand_name: brandName,
+        metadata,
+        expires_at: now + (body.ttl_seconds ?? 300) * 1000,
+        verified_at: null,
+        created_at: now,
+        updated_at: now,
+        delivery_ok: null,
+        delivery_provider: null,
+        provider_id: null,
+        from_number: sender.number,
+        error_code: null,
+        error_message: null,
+      };
+      row.code_hash = hashCode(codeKey, row.id, code);
+
+      // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
+      // verification of the number is pending, and the send limit counts every one of them.
+      await db.transaction().execute(async (tx) => {
+        await repo.lockPhone(tx, ws.id, destination.e164, now);
+        await enforceSendLimit(tx, ws, destination.e164, now);
+        await repo.supersedePending(tx, ws.id, destination.e164, now);
+        await repo.insertVerification(tx, row);
+      });
+
+      const provider = providers.providerFor(sender.number, ws.id);
+      const handOver = await provider
+        .send({
+          verificationId: row.id,
+          workspaceId: ws.id,
+          channel,
+          to: destination.e164,
+          from: sender.number,
+          locale: localeFor(destination.country),
+          text: smsText(brandName, code),
+          voice: voiceScript(brandName, code, localeFor(destination.country)),
+        })
+        .catch(() => ({
+          ok: false as const,
+          providerId: null,
+          errorCode: 'provider_error' as const,
+          errorMessage: `The ${provider.name} provider failed to take the message.`,
+        }));
+      await repo.recordHandOver(
+        db,
+        row.id,
+        {
+          provider: provider.name,
+          ok: handOver.ok,
+          providerId: handOver.providerId,
+          errorCode: handOver.ok ? null : handOver.errorCode,
+          errorMessage: handOver.ok ? null : handOver.errorMessage,
+        },
+        clock.now(),
+      );
+      return presentVerification(await requireVerification(ws.id, row.id));
+    },
+
+    async check(principal: Principal, body: CheckBody): Promise<CheckResult> {
+      if ((body.verification_id === undefined) === (body.phone === undefined)) {
+        throw new AppError('invalid_request', 'Give exactly one of `verification_id` and `phone`.', {
+          errors: [{ field: 'verification_id', message: 'give exactly one of verification_id and phone' }],
+        });
+      }
+      const code = body.code.replace(/\D/g, '');
+      if (code.length === 0) throw invalidField('code', 'must contain digits');
+
+      let row: repo.VerificationRow;
+      if (body.verification_id !== undefined) {
+        row = await requireVerification(principal.workspaceId, body.verification_id);
+      } else {
+        const numbers = await listNumbers(db, principal.workspaceId);
+        const phone = parsePhone(
+          body.phone ?? '',
+          body.country ?? (numbers[0]?.country as Country | undefined),
+        );
+        const found = await repo.findForPhone(db, principal.workspaceId, phone.e164);
+        if (!found) throw new AppError('no_verification', `No verification for ${phone.e164}.`);
+        row = found;
+      }
+
+      row = await settled(row);
+      if (row.status !== 'pending') return presentCheck(row);
+      const correct = codeMatches(codeKey, row.id, code, row.code_hash);
+      const after = await repo.spendAttempt(db, row.id, clock.now(), correct);
+      // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.
+      return presentCheck(after ?? (await settled(await requireVerification(row.workspace_id, row.id))));
+    },
+
+    async get(principal: Principal, id: string): Promise<Verification> {
+      return presentVerification(await settled(await requireVerification(principal.workspaceId, id)));
+    },
+
+    async cancel(principal: Principal, id: string): Promise<Verification> {
+      const row = await settled(await requireVerification(principal.workspaceId, id));
+      if (row.status === 'pending') await repo.cancelPending(db, row.id, clock.now());
+      return presentVerification(await settled(await requireVerification(principal.workspaceId, id)));
+    },
+
+    /** The sweeper's part: persists expiry of every due verification. */
+    expireDue(): Promise<number> {
+      return repo.expireAllDue(db, clock.now());
+    },
+  };
+}
+
+export type VerificationService = ReturnType<typeof createVerificationService>;

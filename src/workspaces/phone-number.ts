@@ -1,0 +1,67 @@
+// Phone numbers: parsed with libphonenumber's full metadata, always returned as E.164.
+import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { AppError } from '../errors.js';
+
+export const SUPPORTED_COUNTRIES = ['AU', 'US', 'CA', 'GB', 'NZ'] as const;
+export type Country = (typeof SUPPORTED_COUNTRIES)[number];
+
+export const NUMBER_TYPES = ['mobile', 'landline', 'local_rate', 'toll_free'] as const;
+export type NumberType = (typeof NUMBER_TYPES)[number];
+
+export interface ParsedPhone {
+  e164: string;
+  country: Country;
+}
+
+function isSupported(country: string | undefined): country is Country {
+  return SUPPORTED_COUNTRIES.includes(country as Country);
+}
+
+/**
+ * A destination number. International form ("+…") is taken as it is and `country` is ignored; a national
+ * number needs `defaultCountry` (the request's `country`, else the workspace number's country).
+ */
+export function parsePhone(
+  input: string,
+  defaultCountry: Country | undefined,
+  allowed: readonly Country[] = SUPPORTED_COUNTRIES,
+): ParsedPhone {
+  const international = input.trim().startsWith('+');
+  if (!international && !defaultCountry) {
+    throw new AppError(
+      'invalid_phone',
+      'A national-format number needs `country`; or give the number in E.164 form, e.g. +61491570156.',
+    );
+  }
+  const parsed = parsePhoneNumberFromString(
+    input,
+    international ? undefined : (defaultCountry as CountryCode),
+  );
+  if (!parsed?.isValid()) {
+    throw new AppError('invalid_phone', `${JSON.stringify(input)} is not a valid phone number.`);
+  }
+  const country = parsed.country;
+  if (!isSupported(country) || !allowed.includes(country)) {
+    throw new AppError(
+      'unsupported_country',
+      `Numbers of ${country ?? `+${parsed.countryCallingCode}`} are not supported here; allowed: ${allowed.join(', ')}.`,
+    );
+  }
+  return { e164: parsed.number, country };
+}
+
+/** The number's type where the metadata is certain of it; undefined where it is not (US/CA numbers). */
+export function detectNumberType(e164: string): NumberType | undefined {
+  switch (parsePhoneNumberFromString(e164)?.getType()) {
+    case 'MOBILE':
+      return 'mobile';
+    case 'FIXED_LINE':
+      return 'landline';
+    case 'TOLL_FREE':
+      return 'toll_free';
+    case 'SHARED_COST':
+      return 'local_rate';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,42 @@
+// SQL for workspaces and their numbers. Functions take the database (or a transaction) first.
+import type { Db } from '../store/database.js';
+import type { WorkspaceNumbersTable, WorkspacesTable } from '../store/tables.js';
+
+export type WorkspaceRow = WorkspacesTable;
+export type NumberRow = WorkspaceNumbersTable;
+
+export async function insertWorkspace(db: Db, row: WorkspaceRow): Promise<void> {
+  await db.insertInto('workspaces').values(row).execute();
+}
+
+export function findWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
+  return db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function insertNumber(db: Db, row: NumberRow): Promise<void> {
+  await db.insertInto('workspace_numbers').values(row).execute();
+}
+
+export function findNumber(db: Db, workspaceId: string, number: string): Promise<NumberRow | undefined> {
+  return db
+    .selectFrom('workspace_numbers')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('number', '=', number)
+    .executeTakeFirst();
+}
+
+/** Oldest first: the first number gives the workspace's default country. */
+export function listNumbers(db: Db, workspaceId: string): Promise<NumberRow[]> {
+  return db
+    .selectFrom('workspace_numbers')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
