@@ -1,0 +1,96 @@
+// A real app on a real SQLite file in a temporary directory, driven with app.inject() (no network).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
+import { listOutbox } from '../../src/delivery/outbox.js';
+import { createServices, type Services } from '../../src/services.js';
+import { openStore } from '../../src/store/database.js';
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+
+export interface TestApp {
+  app: FastifyInstance;
+  services: Services;
+  dir: string;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(options: { clock?: Clock; dir?: string } = {}): Promise<TestApp> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'pv-test-'));
+  const databaseUrl = `sqlite:${join(dir, 'test.db')}`;
+  const store = await openStore(databaseUrl);
+  const services = createServices({ store, secret: TEST_SECRET, clock: options.clock });
+  const app = await buildApp({ services });
+  await app.ready();
+  return {
+    app,
+    services,
+    dir,
+    databaseUrl,
+    async close() {
+      await app.close();
+      await store.close();
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SeededWorkspace {
+  workspaceId: string;
+  key: string;
+  keyId: string;
+}
+
+/** A workspace with numbers (default: one AU mobile) and an `otp` key. */
+export async function seedWorkspace(
+  services: Services,
+  options: { name?: string; numbers?: { number: string; type?: string }[]; scopes?: string[] } = {},
+): Promise<SeededWorkspace> {
+  const ws = await services.workspaces.createWorkspace({ name: options.name ?? 'Acme' });
+  for (const n of options.numbers ?? [{ number: '+61491570156' }]) {
+    await services.workspaces.addNumber({ workspaceId: ws.id, number: n.number, type: n.type });
+  }
+  const key = await services.keys.createKey({ workspaceId: ws.id, name: 'test key', scopes: options.scopes });
+  return { workspaceId: ws.id, key: key.key, keyId: key.id };
+}
+
+/** A client for /v1 with one key. Bodies are objects (sent as JSON) or raw strings. */
+export function client(app: FastifyInstance, key: string) {
+  const headers = { authorization: `Bearer ${key}` };
+  const post = (url: string, body?: unknown) =>
+    app.inject({
+      method: 'POST',
+      url,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  return {
+    ping: () => app.inject({ method: 'GET', url: '/v1/ping', headers }),
+    send: (body: unknown) => post('/v1/otp/send', body),
+    check: (body: unknown) => post('/v1/otp/check', body),
+    get: (id: string) => app.inject({ method: 'GET', url: `/v1/otp/${id}`, headers }),
+    cancel: (id: string) => post(`/v1/otp/${id}/cancel`),
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+/** The code of the newest message to a number, read from the development outbox as a person would. */
+export async function codeFor(services: Services, phone: string): Promise<string> {
+  const [message] = await listOutbox(services.store.db, { to: phone, limit: 1 });
+  if (!message) throw new Error(`no message to ${phone}`);
+  const digits =
+    message.channel === 'sms'
+      ? (/(\d+)\s*$/.exec(message.body)?.[1] ?? '')
+      : (/code is: ([\d, ]+)\./.exec(message.body)?.[1] ?? '').replace(/\D/g, '');
+  if (!digits) throw new Error(`no code in ${message.body}`);
+  return digits;
+}
+
+export function json<T = Record<string, unknown>>(res: LightMyRequestResponse): T {
+  return res.json() as T;
+}

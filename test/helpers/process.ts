@@ -1,0 +1,64 @@
+// The real thing: the CLI and the server as separate processes, exactly as an operator runs them.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'phone-verify.js');
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: Record<string, string>): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs a CLI command with --json and returns its one JSON value, failing loudly otherwise. */
+export function cliJson<T = Record<string, unknown>>(args: string[], env: Record<string, string>): T {
+  const result = runCli([...args, '--json'], env);
+  if (result.status !== 0) throw new Error(`phone-verify ${args.join(' ')} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `phone-verify serve --json` on a free port and waits for its one JSON line. */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--json'], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const first = await Promise.race([
+    once(lines, 'line').then(([line]) => String(line)),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`server exited with ${code}: ${stderr}`);
+    }),
+  ]);
+  const { url } = JSON.parse(first) as { url: string };
+  return {
+    url,
+    child,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}
