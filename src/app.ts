@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { AppError } from './errors.js';
 import { registerProblemHandling } from './http/problem.js';
 import { authenticateRequests } from './keys/auth-hook.js';
 import { KEY_PREFIX } from './keys/key-format.js';
@@ -45,7 +46,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // Strict input: no coercion ("6" is not an integer), unknown fields are errors, every error is named.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true },
     },
-    return503OnClosing: true,
+    // Closing is answered by our own hook below, as a problem body with Retry-After.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // JSON is the only body format: anything else is a 415, never a 400 or a silent parse.
@@ -55,6 +57,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   registerProblemHandling(app);
+
+  // Graceful shutdown: once closing starts, new requests (on kept-alive connections) get 503 while in-flight
+  // requests finish.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing)
+      throw new AppError('unavailable', 'The service is shutting down; retry shortly.', { retry_after: 1 });
+  });
 
   await app.register(swagger, {
     openapi: {

@@ -9,3 +9,15 @@ export const systemClock: Clock = { now: () => Date.now() };
 export function toTimestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/**
+ * Strictly increasing stamps (microsecond-scale: milliseconds x 1000 plus a counter) for "newest first" orders.
+ * Within a process two stamps never tie, even in the same millisecond or under a frozen test clock.
+ */
+export function monotonicStamps(clock: Clock): () => number {
+  let last = 0;
+  return () => {
+    last = Math.max(last + 1, clock.now() * 1000);
+    return last;
+  };
+}

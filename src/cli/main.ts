@@ -3,7 +3,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { AppError } from '../errors.js';
-import { serve } from '../main.js';
 import { createServices } from '../services.js';
 import { openStore } from '../store/database.js';
 import { COMMANDS } from './commands.js';
@@ -29,15 +28,22 @@ function fail(message: string, code: number): number {
 export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   const args = argv.filter((a) => a !== '--json');
-  if (args.length === 0 || args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
+  if (args.length === 0) {
+    // A failure like any other: one line on stderr; with --json, nothing on stdout.
+    if (!json) process.stdout.write(`${HELP}\n`);
+    return fail('no command given; run phone-verify --help', 2);
+  }
+  if (args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
     process.stdout.write(`${HELP}\n`);
-    return args.length === 0 ? 2 : 0;
+    return 0;
   }
   try {
     const config = loadConfig();
     if (args[0] === 'serve') {
       if (args.length > 1)
         throw new UsageError(`serve takes no arguments (configure it with the environment)`);
+      // Loaded only here: the other commands start faster without the HTTP stack.
+      const { serve } = await import('../main.js');
       await serve(config, { json });
       return 0;
     }

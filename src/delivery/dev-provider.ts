@@ -2,7 +2,7 @@
 // command shows them) and behaves like a carrier for two kinds of test destination, by last four digits:
 //   …0999  the hand-over is rejected at once;
 //   …0998  handed over, then the "carrier" reports within two seconds that delivery failed.
-import type { Clock } from '../clock.js';
+import { type Clock, monotonicStamps } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import * as outbox from './outbox-repository.js';
@@ -21,6 +21,7 @@ export interface DevProvider extends DeliveryProvider {
 
 export function createDevProvider(deps: { db: Db; clock: Clock; reports: DeliveryReportSink }): DevProvider {
   const { db, clock, reports } = deps;
+  const nextStamp = monotonicStamps(clock);
 
   async function applyDueReports(): Promise<number> {
     let applied = 0;
@@ -65,6 +66,7 @@ export function createDevProvider(deps: { db: Db; clock: Clock; reports: Deliver
         created_at: now,
         report_due_at: failsLater ? now + LATE_FAILURE_DELAY_MS : null,
         report_applied: 0,
+        seq: nextStamp(),
       });
       if (failsLater) {
         setTimeout(() => void applyDueReports().catch(() => {}), LATE_FAILURE_DELAY_MS + 50).unref();

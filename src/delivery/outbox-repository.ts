@@ -11,7 +11,7 @@ export async function insertMessage(db: Db, row: OutboxRow): Promise<void> {
 export function listMessages(db: Db, filter: { to?: string; limit: number }): Promise<OutboxRow[]> {
   let query = db.selectFrom('outbox_messages').selectAll();
   if (filter.to) query = query.where('to_number', '=', filter.to);
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  return query.orderBy('seq', 'desc').limit(filter.limit).execute();
 }
 
 export function dueReports(db: Db, now: number): Promise<OutboxRow[]> {

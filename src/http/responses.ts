@@ -14,6 +14,13 @@ const DESCRIPTIONS: Record<number, string> = {
 
 export function errorResponses(...statuses: number[]) {
   return Object.fromEntries(
-    statuses.map((status) => [status, { ...Problem, description: DESCRIPTIONS[status] ?? 'Error' }]),
+    // Documented under the media type they are sent with (http/problem.ts), not application/json.
+    statuses.map((status) => [
+      status,
+      {
+        description: DESCRIPTIONS[status] ?? 'Error',
+        content: { 'application/problem+json': { schema: Problem } },
+      },
+    ]),
   );
 }

@@ -60,12 +60,16 @@ export interface VerificationsTable {
   from_number: string;
   error_code: string | null;
   error_message: string | null;
+  /** The send's ordinal among the number's sends in the workspace: "newest" without clock ties. */
+  seq: number;
 }
 
 export interface PhoneLocksTable {
   workspace_id: string;
   phone: string;
   touched_at: number;
+  /** How many sends the number has had in the workspace; taken with the lock. */
+  seq: number;
 }
 
 export interface RequestCountersTable {
@@ -88,6 +92,8 @@ export interface OutboxMessagesTable {
   /** For simulated late failures: when the carrier's failure report is due, and whether it was applied. */
   report_due_at: number | null;
   report_applied: number;
+  /** Monotonic order of creation (clock.ts monotonicStamp), for "newest first". */
+  seq: number;
 }
 
 export interface Database {

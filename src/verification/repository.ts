@@ -35,22 +35,28 @@ export async function findForPhone(
     .where('workspace_id', '=', workspaceId)
     .where('phone', '=', phone)
     .orderBy(sql`CASE WHEN status = 'pending' THEN 0 ELSE 1 END`)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
 }
 
 /**
  * Serialises sends to one number for the rest of the transaction: a row lock in PostgreSQL, the write lock in
- * SQLite. Taken first, so the send limit's count and the supersede below see every earlier send.
+ * SQLite. Taken first, so the send limit's count and the supersede below see every earlier send. Returns the
+ * send's ordinal for the number, which orders its verifications without relying on clock resolution.
  */
-export async function lockPhone(db: Db, workspaceId: string, phone: string, now: number): Promise<void> {
-  await db
+export async function lockPhone(db: Db, workspaceId: string, phone: string, now: number): Promise<number> {
+  const row = await db
     .insertInto('phone_locks')
-    .values({ workspace_id: workspaceId, phone, touched_at: now })
-    .onConflict((oc) => oc.columns(['workspace_id', 'phone']).doUpdateSet({ touched_at: now }))
-    .execute();
+    .values({ workspace_id: workspaceId, phone, touched_at: now, seq: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['workspace_id', 'phone'])
+        .doUpdateSet({ touched_at: now, seq: sql<number>`phone_locks.seq + 1` }),
+    )
+    .returning('seq')
+    .executeTakeFirstOrThrow();
+  return row.seq;
 }
 
 /** Creation times of the number's verifications since `since`, oldest first (for the send limit). */

@@ -28,6 +28,15 @@ export interface VerificationDeps {
   workspaces: WorkspaceService;
 }
 
+/** JSON of the caller's metadata; undefined when it nests too deeply to serialise (never a 500 for input). */
+function serialiseMetadata(metadata: object): string | undefined {
+  try {
+    return JSON.stringify(metadata);
+  } catch {
+    return undefined;
+  }
+}
+
 function allowedCountries(json: string | null): readonly Country[] {
   return json === null ? SUPPORTED_COUNTRIES : (JSON.parse(json) as Country[]);
 }
@@ -74,8 +83,8 @@ export function createVerificationService(deps: VerificationDeps) {
       const numbers = await listNumbers(db, ws.id);
       const channel = body.channel ?? 'voice';
       const brandName = body.brand_name === undefined ? ws.name : validateBrandName(body.brand_name);
-      const metadata = JSON.stringify(body.metadata ?? {});
-      if (Buffer.byteLength(metadata) > METADATA_MAX_BYTES) {
+      const metadata = serialiseMetadata(body.metadata ?? {});
+      if (metadata === undefined || Buffer.byteLength(metadata) > METADATA_MAX_BYTES) {
         throw invalidField('metadata', `must be at most ${METADATA_MAX_BYTES} bytes as JSON`);
       }
       const destination = parsePhone(
@@ -110,13 +119,14 @@ export function createVerificationService(deps: VerificationDeps) {
         from_number: sender.number,
         error_code: null,
         error_message: null,
+        seq: 0,
       };
       row.code_hash = hashCode(codeKey, row.id, code);
 
       // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
       // verification of the number is pending, and the send limit counts every one of them.
       await db.transaction().execute(async (tx) => {
-        await repo.lockPhone(tx, ws.id, destination.e164, now);
+        row.seq = await repo.lockPhone(tx, ws.id, destination.e164, now);
         await enforceSendLimit(tx, ws, destination.e164, now);
         await repo.supersedePending(tx, ws.id, destination.e164, now);
         await repo.insertVerification(tx, row);

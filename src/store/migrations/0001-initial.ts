@@ -63,9 +63,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('from_number', 'text', (c) => c.notNull())
     .addColumn('error_code', 'text')
     .addColumn('error_message', 'text')
+    .addColumn('seq', 'integer', (c) => c.notNull())
     .execute();
   await db.schema
     .createIndex('verifications_workspace_phone')
+    .on('verifications')
+    .columns(['workspace_id', 'phone', 'seq'])
+    .execute();
+  await db.schema
+    .createIndex('verifications_send_window')
     .on('verifications')
     .columns(['workspace_id', 'phone', 'created_at'])
     .execute();
@@ -88,6 +94,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('workspace_id', 'text', (c) => c.notNull())
     .addColumn('phone', 'text', (c) => c.notNull())
     .addColumn('touched_at', 'bigint', (c) => c.notNull())
+    .addColumn('seq', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('phone_locks_pk', ['workspace_id', 'phone'])
     .execute();
 
@@ -112,13 +119,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('report_due_at', 'bigint')
     .addColumn('report_applied', 'integer', (c) => c.notNull())
+    .addColumn('seq', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema
     .createIndex('outbox_messages_to')
     .on('outbox_messages')
-    .columns(['to_number', 'created_at'])
+    .columns(['to_number', 'seq'])
     .execute();
-  await db.schema.createIndex('outbox_messages_created').on('outbox_messages').column('created_at').execute();
+  await db.schema.createIndex('outbox_messages_seq').on('outbox_messages').column('seq').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

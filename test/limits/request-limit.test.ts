@@ -1,0 +1,189 @@
+// api-decisions "Limits": requests per workspace, a generous default (request_limit_per_minute, 6000), with 429
+// beyond it; counted in the database, so the limit holds across every process sharing it.
+// api-decisions "Errors": 429 rate_limited with a Retry-After header, `retry_after` and a `detail` naming the limit.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { client, codeFor, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
+import { type FakeClock, fakeClock } from '../helpers/clock.js';
+
+const MINUTE = 60_000;
+// The fake clock's start, 09:30:00.000, is the first instant of a minute.
+const MINUTE_START = Date.parse('2026-11-21T09:30:00.000Z');
+
+function assertRateLimited(res: LightMyRequestResponse, expectedRetryAfter?: number) {
+  assert.equal(res.statusCode, 429);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  const body = json(res);
+  assert.equal(body.code, 'rate_limited');
+  const header = String(res.headers['retry-after']);
+  assert.match(header, /^\d+$/, 'Retry-After header in whole seconds');
+  assert.equal(body.retry_after, Number(header), 'retry_after repeats Retry-After');
+  assert.ok(Number(header) > 0 && Number(header) <= 60, `retry_after ${header} within (0, 60]`);
+  if (expectedRetryAfter !== undefined) assert.equal(Number(header), expectedRetryAfter);
+  assert.match(String(body.detail), /\b3\b/, 'detail names the limit');
+  assert.match(String(body.detail), /minute/);
+  return body;
+}
+
+async function setRequestLimit(t: TestApp, workspaceId: string, limit: number) {
+  await t.services.store.db
+    .updateTable('workspaces')
+    .set({ request_limit_per_minute: limit })
+    .where('id', '=', workspaceId)
+    .execute();
+}
+
+describe('request limit per workspace per minute', () => {
+  let t: TestApp;
+  let clock: FakeClock;
+
+  before(async () => {
+    clock = fakeClock();
+    t = await createTestApp({ clock });
+  });
+  after(() => t.close());
+  // Each test starts at the first instant of its own fresh minute.
+  let minute = 0;
+  beforeEach(() => {
+    minute += 2;
+    clock.set(MINUTE_START + minute * MINUTE);
+  });
+
+  test('the default limit is generous: request_limit_per_minute is 6000 for a new workspace', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Default' });
+    const row = await t.services.store.db
+      .selectFrom('workspaces')
+      .select('request_limit_per_minute')
+      .where('id', '=', ws.workspaceId)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.request_limit_per_minute, 6000);
+    const api = client(t.app, ws.key);
+    for (let i = 0; i < 20; i++) assert.equal((await api.ping()).statusCode, 200);
+  });
+
+  test('beyond the workspace limit a request answers 429 rate_limited with Retry-After until the minute ends', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Limited' });
+    await setRequestLimit(t, ws.workspaceId, 3);
+    const api = client(t.app, ws.key);
+    for (let i = 0; i < 3; i++) assert.equal((await api.ping()).statusCode, 200, `request ${i + 1} of 3`);
+    // At the first instant of the minute, the whole minute remains.
+    assertRateLimited(await api.ping(), 60);
+    clock.advance(45_500);
+    assertRateLimited(await api.ping(), 15);
+  });
+
+  test('every /v1 endpoint counts toward and is refused by the limit', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Mixed' });
+    await setRequestLimit(t, ws.workspaceId, 3);
+    const api = client(t.app, ws.key);
+    const phone = '+61412350001';
+    const sent = await api.send({ phone });
+    assert.equal(sent.statusCode, 201);
+    const id = String(json(sent).id);
+    assert.equal((await api.get(id)).statusCode, 200);
+    assert.equal((await api.check({ verification_id: id, code: '000000' })).statusCode, 200);
+    assertRateLimited(await api.send({ phone: '+61412350002' }));
+    assertRateLimited(await api.check({ verification_id: id, code: await codeFor(t.services, phone) }));
+    assertRateLimited(await api.get(id));
+    assertRateLimited(await api.cancel(id));
+    assertRateLimited(await api.ping());
+  });
+
+  test('a refused request changes nothing: no send happens and no attempt is spent', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Refused' });
+    const api = client(t.app, ws.key);
+    const phone = '+61412350003';
+    const id = String(json(await api.send({ phone })).id);
+    const code = await codeFor(t.services, phone);
+    await setRequestLimit(t, ws.workspaceId, 1);
+    clock.advance(MINUTE); // a fresh minute: one request allowed
+    assert.equal((await api.ping()).statusCode, 200);
+    assert.equal((await api.send({ phone })).statusCode, 429);
+    assert.equal((await api.check({ verification_id: id, code })).statusCode, 429);
+    const rows = await t.services.store.db
+      .selectFrom('verifications')
+      .select(['id', 'status', 'attempts'])
+      .where('workspace_id', '=', ws.workspaceId)
+      .execute();
+    assert.deepEqual(rows, [{ id, status: 'pending', attempts: 0 }]);
+  });
+
+  test('other workspaces are unaffected when one workspace is over its limit', async () => {
+    const limited = await seedWorkspace(t.services, { name: 'Busy' });
+    const quiet = await seedWorkspace(t.services, { name: 'Quiet' });
+    await setRequestLimit(t, limited.workspaceId, 3);
+    await setRequestLimit(t, quiet.workspaceId, 3);
+    const busy = client(t.app, limited.key);
+    for (let i = 0; i < 3; i++) assert.equal((await busy.ping()).statusCode, 200);
+    assertRateLimited(await busy.ping());
+    const calm = client(t.app, quiet.key);
+    for (let i = 0; i < 3; i++) assert.equal((await calm.ping()).statusCode, 200, `other workspace ${i + 1}`);
+  });
+
+  test('all keys of a workspace share its limit', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'TwoKeys' });
+    const second = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'second key' });
+    await setRequestLimit(t, ws.workspaceId, 3);
+    const a = client(t.app, ws.key);
+    const b = client(t.app, second.key);
+    assert.equal((await a.ping()).statusCode, 200);
+    assert.equal((await b.ping()).statusCode, 200);
+    assert.equal((await a.ping()).statusCode, 200);
+    assertRateLimited(await b.ping());
+  });
+
+  test('the limit resets in the next minute', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Reset' });
+    await setRequestLimit(t, ws.workspaceId, 3);
+    const api = client(t.app, ws.key);
+    for (let i = 0; i < 3; i++) assert.equal((await api.ping()).statusCode, 200);
+    clock.advance(59_999);
+    assertRateLimited(await api.ping(), 1);
+    clock.advance(1); // the first instant of the next minute
+    for (let i = 0; i < 3; i++) assert.equal((await api.ping()).statusCode, 200, `next minute ${i + 1}`);
+    assertRateLimited(await api.ping(), 60);
+  });
+
+  test('a changed limit takes effect on the next request (read from the database, not cached)', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Changed' });
+    const api = client(t.app, ws.key);
+    for (let i = 0; i < 3; i++) assert.equal((await api.ping()).statusCode, 200);
+    await setRequestLimit(t, ws.workspaceId, 3);
+    assertRateLimited(await api.ping());
+    await setRequestLimit(t, ws.workspaceId, 100);
+    assert.equal((await api.ping()).statusCode, 200);
+  });
+});
+
+describe('request limit: counted in the database, shared by every process on it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pv-request-limit-'));
+  let first: TestApp;
+  let second: TestApp;
+
+  before(async () => {
+    const clock = fakeClock();
+    first = await createTestApp({ dir, clock });
+    second = await createTestApp({ dir, clock });
+  });
+  after(async () => {
+    await first.close();
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('two apps on one SQLite file share one workspace’s count', async () => {
+    const ws = await seedWorkspace(first.services, { name: 'Shared' });
+    await setRequestLimit(first, ws.workspaceId, 3);
+    const a = client(first.app, ws.key);
+    const b = client(second.app, ws.key);
+    assert.equal((await a.ping()).statusCode, 200);
+    assert.equal((await b.ping()).statusCode, 200);
+    assert.equal((await a.ping()).statusCode, 200);
+    assertRateLimited(await b.ping());
+    assertRateLimited(await a.ping());
+  });
+});

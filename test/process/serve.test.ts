@@ -1,0 +1,196 @@
+// Operator interface, set-up and start: `npm start` = `node bin/phone-verify.js serve`, configured by the
+// environment (PORT, HOST, DATABASE_URL), `serve --json`, graceful SIGTERM, migrations at start, and the CLI
+// working against the same database while the server runs.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { freshEnv } from '../helpers/cli-env.js';
+import { type CliResult, cliJson, runCli, type ServerProcess, startServer } from '../helpers/process.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'phone-verify.js');
+
+/** A port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  assert.ok(address && typeof address === 'object');
+  return address.port;
+}
+
+/** `serve` as its own process, keeping all of stdout and stderr (startServer reads only the first line). */
+function spawnServe(args: string[], env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (d) => {
+    out.stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out.stderr += d;
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const listening = new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', () => {
+      if (out.stdout.includes('\n')) resolve();
+    });
+    void exited.then(([code]) => reject(new Error(`serve exited with ${code}: ${out.stderr}`)));
+  });
+  return { child, out, listening, exited };
+}
+
+async function ping(url: string, key?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${url}/v1/ping`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+function assertOneLineFailure(result: CliResult, reason: RegExp): void {
+  assert.notEqual(result.status, 0, `expected a failure: ${result.stdout}`);
+  assert.notEqual(result.status, null);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /^[^\n]+\n$/, `stderr is not one line: ${JSON.stringify(result.stderr)}`);
+  assert.doesNotMatch(result.stderr, /\bat .+:\d+:\d+/);
+  assert.match(result.stderr, reason);
+}
+
+describe('serve', () => {
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  const servers: ServerProcess[] = [];
+
+  after(async () => {
+    for (const server of servers) await server.stop();
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('`npm start` runs `node bin/phone-verify.js serve`', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      bin: Record<string, string>;
+    };
+    assert.equal(pkg.scripts.start, 'node bin/phone-verify.js serve');
+    assert.equal(pkg.bin['phone-verify'], 'bin/phone-verify.js');
+  });
+
+  test('serve --json prints exactly one JSON line with url (logs go to stderr); SIGTERM exits 0', async () => {
+    const { dir, env } = freshEnv();
+    dirs.push(dir);
+    const port = await freePort();
+    const serve = spawnServe(['serve', '--json'], { ...env, PORT: String(port), LOG_LEVEL: 'info' });
+    children.push(serve.child);
+    await serve.listening;
+    const line = JSON.parse(serve.out.stdout.trim()) as { url: string };
+    assert.equal(line.url, `http://127.0.0.1:${port}`);
+    // A request, so there is something to log.
+    assert.equal((await ping(line.url)).status, 401);
+    serve.child.kill('SIGTERM');
+    const [code, signal] = await serve.exited;
+    assert.equal(code, 0);
+    assert.equal(signal, null);
+    // The whole of stdout is that one line; the logs went to stderr.
+    assert.equal(serve.out.stdout, `${serve.out.stdout.split('\n')[0]}\n`);
+    assert.deepEqual(JSON.parse(serve.out.stdout), line);
+    assert.match(serve.out.stderr, /incoming request|request completed/);
+  });
+
+  test('serve honours PORT and HOST', {
+    skip: process.platform !== 'linux' && 'needs 127.0.0.2',
+  }, async () => {
+    const { dir, env } = freshEnv();
+    dirs.push(dir);
+    const port = await freePort();
+    const server = await startServer({ ...env, PORT: String(port), HOST: '127.0.0.2' });
+    servers.push(server);
+    assert.equal(server.url, `http://127.0.0.2:${port}`);
+    const reached = await ping(server.url);
+    assert.equal(reached.status, 401);
+    assert.equal(reached.body.code, 'missing_api_key');
+    // It listens on that address only.
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/v1/ping`));
+    assert.equal(await server.stop(), 0);
+  });
+
+  test('serve with an invalid environment exits non-zero with a one-line error naming the variable', () => {
+    const { dir, env } = freshEnv();
+    dirs.push(dir);
+    assertOneLineFailure(runCli(['serve'], { ...env, PORT: 'abc' }), /PORT/);
+    assertOneLineFailure(runCli(['serve', '--json'], { ...env, DATABASE_URL: 'mysql://x' }), /DATABASE_URL/);
+    // Nothing was created for the refused start.
+    assert.equal(existsSync(join(dir, 'pv.db')), false);
+  });
+
+  describe('on a fresh database file, with the CLI alongside', () => {
+    const { dir, env: base } = freshEnv();
+    const dbFile = join(dir, 'nested', 'data', 'phone-verify.db');
+    const env = { ...base, DATABASE_URL: `sqlite:${dbFile}` };
+    let server: ServerProcess;
+
+    before(async () => {
+      dirs.push(dir);
+      assert.equal(existsSync(dbFile), false);
+      server = await startServer(env);
+      servers.push(server);
+    });
+
+    test('migrations are applied at start: every migration recorded, every table there', () => {
+      assert.ok(existsSync(dbFile));
+      const db = new SQLite(dbFile, { readonly: true });
+      try {
+        const applied = (
+          db.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]
+        ).map((r) => r.name);
+        const shipped = readdirSync(join(ROOT, 'src', 'store', 'migrations'))
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => f.replace(/\.ts$/, ''))
+          .sort();
+        assert.deepEqual(applied, shipped);
+        const tables = (
+          db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+        ).map((r) => r.name);
+        for (const t of ['workspaces', 'workspace_numbers', 'api_keys', 'verifications', 'outbox_messages']) {
+          assert.ok(tables.includes(t), `missing table ${t}`);
+        }
+      } finally {
+        db.close();
+      }
+    });
+
+    test('the CLI works while the server runs: a new key works at once; revoked, the next request is 401 invalid_api_key', async () => {
+      const ws = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Acme'], env).id;
+      cliJson(['number', 'add', '--workspace', ws, '--number', '+61491570156'], env);
+      const key = cliJson<{ id: string; key: string }>(
+        ['key', 'create', '--workspace', ws, '--name', 'backend'],
+        env,
+      );
+
+      const ok = await ping(server.url, key.key);
+      assert.equal(ok.status, 200);
+      assert.deepEqual(ok.body, { ok: true, workspace_id: ws, key_name: 'backend', scopes: ['otp'] });
+      const send = await fetch(`${server.url}/v1/otp/send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ phone: '+61412345678', channel: 'sms' }),
+      });
+      assert.equal(send.status, 201);
+
+      const revoked = cliJson<{ revoked_at: string }>(['key', 'revoke', key.id], env);
+      assert.ok(revoked.revoked_at);
+      const next = await ping(server.url, key.key);
+      assert.equal(next.status, 401);
+      assert.equal(next.body.code, 'invalid_api_key');
+    });
+  });
+});
