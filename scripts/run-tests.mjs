@@ -1,8 +1,16 @@
-// Runs every test file under test/ with Node's own test runner (TypeScript through tsx).
+// Runs every test file under test/ with Node's own test runner (TypeScript through tsx), once per store:
+// SQLite always, then PostgreSQL at TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+// Where PostgreSQL is unreachable, CI (CI=true) fails loudly and a developer machine skips that run, saying so.
 // Arguments narrow the run: `npm test -- verification` runs files whose path contains "verification".
+// TEST_STORES=sqlite (or postgres) runs one store only.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+
+const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const RUN = `pv_test_${process.pid}_${Date.now().toString(36)}`;
 
 function findTests(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -10,6 +18,56 @@ function findTests(dir) {
     if (entry.isDirectory()) return findTests(path);
     return entry.name.endsWith('.test.ts') ? [path] : [];
   });
+}
+
+async function postgresReachable() {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch (err) {
+    return err instanceof Error ? err.message || String(err) : String(err);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function dropRunDatabases() {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${RUN}%`]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    return rows.length;
+  } finally {
+    await client.end();
+  }
+}
+
+function runSuite(store, files, tapFile) {
+  console.log(`\n=== ${store}: ${files.length} test files ===\n`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tapFile}`,
+      ...files,
+    ],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, TEST_STORE: store, TEST_PG_RUN: RUN, TEST_PG_URL: PG_ADMIN_URL },
+    },
+  );
+  const tap = readFileSync(tapFile, 'utf8');
+  const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+  return { status: result.status ?? 1, pass: count('pass'), fail: count('fail'), skipped: count('skipped') };
 }
 
 const filters = process.argv.slice(2);
@@ -20,9 +78,41 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  { stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+
+const wanted = (process.env.TEST_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim());
+const stores = [];
+if (wanted.includes('sqlite')) stores.push('sqlite');
+if (wanted.includes('postgres')) {
+  const reachable = await postgresReachable();
+  if (reachable === true) stores.push('postgres');
+  else if (process.env.CI === 'true' || process.env.CI === '1') {
+    console.error(
+      `PostgreSQL at ${PG_ADMIN_URL} is unreachable (${reachable}): CI runs every test on PostgreSQL too.`,
+    );
+    process.exit(1);
+  } else {
+    console.warn(`\nSKIPPING the PostgreSQL run: ${PG_ADMIN_URL} is unreachable (${reachable}).`);
+    console.warn('Start PostgreSQL or set TEST_PG_URL to run the suite against it as CI does.\n');
+  }
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'pv-run-'));
+const totals = { pass: 0, fail: 0, skipped: 0 };
+let status = 0;
+try {
+  for (const store of stores) {
+    const result = runSuite(store, files, join(scratch, `${store}.tap`));
+    totals.pass += result.pass;
+    totals.fail += result.fail;
+    totals.skipped += result.skipped;
+    console.log(`\n${store}: ${result.pass} passed, ${result.fail} failed, ${result.skipped} skipped`);
+    if (result.status !== 0) status = result.status;
+  }
+} finally {
+  if (stores.includes('postgres'))
+    await dropRunDatabases().catch((e) => console.warn(`cleanup: ${e.message}`));
+  rmSync(scratch, { recursive: true, force: true });
+}
+console.log(`\nstores: ${stores.join(', ')}`);
+console.log(`total: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
+process.exit(status === 0 && totals.fail > 0 ? 1 : status);

@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { AppError } from './errors.js';
+import { healthRoutes } from './http/health.js';
 import { registerProblemHandling } from './http/problem.js';
 import { authenticateRequests } from './keys/auth-hook.js';
 import { KEY_PREFIX } from './keys/key-format.js';
@@ -102,6 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
 
+  await app.register(healthRoutes(services.store));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
 

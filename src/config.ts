@@ -16,6 +16,10 @@ const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5000 }),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+  RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -23,11 +27,22 @@ export type Env = Static<typeof EnvSchema>;
 export interface Config {
   readonly port: number;
   readonly host: string;
-  readonly databaseUrl: string;
   readonly secret: string | undefined;
   readonly publicUrl: string;
   readonly logLevel: string;
   readonly sweepIntervalMs: number;
+  readonly database: DatabaseOptions;
+  readonly retentionDays: number;
+}
+
+export interface DatabaseOptions {
+  readonly url: string;
+  /** Where local state (the generated secret) is kept; default: the SQLite file's folder, else ./data. */
+  readonly dataDir?: string;
+  /** PostgreSQL pool size per process. */
+  readonly poolMax?: number;
+  /** PostgreSQL statement timeout: no query holds a connection longer. */
+  readonly statementTimeoutMs?: number;
 }
 
 export class ConfigError extends Error {}
@@ -48,10 +63,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
-    databaseUrl: e.DATABASE_URL,
     secret: e.PHONE_VERIFY_SECRET,
     publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+    database: Object.freeze({
+      url: e.DATABASE_URL,
+      dataDir: e.DATA_DIR,
+      poolMax: e.DATABASE_POOL_MAX,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    }),
+    retentionDays: e.RETENTION_DAYS,
   });
 }

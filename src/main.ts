@@ -11,8 +11,8 @@ export interface ServeOptions {
 }
 
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
-  const store = await openStore(config.databaseUrl);
-  const services = createServices({ store, secret: config.secret });
+  const store = await openStore(config.database);
+  const services = createServices({ store, secret: config.secret, retentionDays: config.retentionDays });
   const app = await buildApp({
     services,
     publicUrl: config.publicUrl,

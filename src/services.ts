@@ -7,6 +7,7 @@ import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
 import type { Store } from './store/database.js';
+import { createRetention, type Retention } from './store/retention.js';
 import { createDeliveryReports } from './verification/delivery-reports.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
@@ -19,9 +20,17 @@ export interface Services {
   verifications: VerificationService;
   devProvider: DevProvider;
   requestLimiter: RequestLimiter;
+  retention: Retention;
 }
 
-export function createServices(deps: { store: Store; secret?: string; clock?: Clock }): Services {
+export const DEFAULT_RETENTION_DAYS = 30;
+
+export function createServices(deps: {
+  store: Store;
+  secret?: string;
+  clock?: Clock;
+  retentionDays?: number;
+}): Services {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
   const secret = loadOrCreateSecret(deps.secret, store.dataDir);
@@ -39,5 +48,10 @@ export function createServices(deps: { store: Store; secret?: string; clock?: Cl
     workspaces,
   });
   const requestLimiter = createRequestLimiter({ db, clock });
-  return { store, clock, workspaces, keys, verifications, devProvider, requestLimiter };
+  const retention = createRetention({
+    store,
+    clock,
+    retentionDays: deps.retentionDays ?? DEFAULT_RETENTION_DAYS,
+  });
+  return { store, clock, workspaces, keys, verifications, devProvider, requestLimiter, retention };
 }

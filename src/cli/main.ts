@@ -58,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
     });
     if (positionals.length !== (command.positionals ?? 0))
       throw new UsageError(`usage: phone-verify ${command.usage}`);
-    const store = await openStore(config.databaseUrl);
+    const store = await openStore(config.database);
     try {
       const result = await command.run(createServices({ store, secret: config.secret }), values, positionals);
       if (json) printJson(result);

@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../errors.js';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
 
 export const Problem = Type.Object(
   {
@@ -68,6 +69,11 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
 /** Framework errors (validation, body parsing) as catalogue errors. */
 function toAppError(error: FastifyError): AppError {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('unavailable', 'The database is unreachable or busy; try again shortly.', {
+      retry_after: 2,
+    });
+  }
   if (error.validation) {
     const errors = fieldErrors(error.validation as AjvError[], error.validationContext ?? 'body');
     const detail = errors.map((e) => `${e.field} ${e.message}`).join('; ');
@@ -106,7 +112,8 @@ function toAppError(error: FastifyError): AppError {
 export function registerProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const problem = toAppError(error);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.code === 'unavailable') request.log.warn({ err: error }, 'request refused: unavailable');
+    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>

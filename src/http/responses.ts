@@ -10,6 +10,7 @@ const DESCRIPTIONS: Record<number, string> = {
   413: 'Body over 16 KiB',
   415: 'Body not application/json',
   429: 'A limit was reached (`rate_limited`, with `Retry-After`)',
+  503: 'Unavailable (`unavailable`, with `Retry-After`)',
 };
 
 export function errorResponses(...statuses: number[]) {

@@ -1,5 +1,6 @@
 // The per-workspace request limit: a fixed one-minute window counted in the database, so it holds across
 // every process that shares it. One upsert both counts the request and reads the total, atomically.
+// Old windows are deleted by retention (store/retention.ts).
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -9,7 +10,6 @@ const WINDOW_MS = 60_000;
 
 export function createRequestLimiter(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
-  let lastPrune = 0;
 
   return {
     async take(workspaceId: string, limitPerMinute: number): Promise<void> {
@@ -29,13 +29,6 @@ export function createRequestLimiter(deps: { db: Db; clock: Clock }) {
         throw new AppError('rate_limited', `At most ${limitPerMinute} requests a minute per workspace.`, {
           retry_after: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
         });
-      }
-      if (now - lastPrune > WINDOW_MS) {
-        lastPrune = now;
-        await db
-          .deleteFrom('request_counters')
-          .where('window_start', '<', windowStart - WINDOW_MS)
-          .execute();
       }
     },
   };

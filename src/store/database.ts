@@ -2,9 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { migrateToLatest } from './migrate.js';
+import type { DatabaseOptions } from '../config.js';
+import { migrateToLatest, pendingMigrations } from './migrate.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -14,6 +15,8 @@ export interface Store {
   readonly dialect: Dialect;
   /** Where local state (the generated secret) is kept. */
   readonly dataDir: string;
+  /** Ready to serve: the database answers and every migration is applied. Throws otherwise. */
+  checkReady(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,26 +43,47 @@ function openSqlite(path: string): Kysely<Database> {
 // PostgreSQL bigint (epoch milliseconds) arrives as a string by default; every value here fits a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-function openPostgres(url: string): Kysely<Database> {
+function openPostgres(url: string, options: DatabaseOptions): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
-    connectionTimeoutMillis: 5000,
+    max: options.poolMax ?? 10,
+    // Fail fast when the database is unreachable: the request gets a 503, never a hang.
+    connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: 10_000,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    // A lock wait is bounded too: contention degrades into a 503, not a pile-up.
+    lock_timeout: options.statementTimeoutMs ?? 10_000,
+    query_timeout: (options.statementTimeoutMs ?? 10_000) + 2000,
+    application_name: 'phone-verify',
   });
+  // An idle connection the server drops (restart, pg_terminate_backend) must not crash the process:
+  // the pool discards it and opens a new one on the next request.
+  pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-export async function openStore(databaseUrl: string): Promise<Store> {
-  const { dialect, target } = parseDatabaseUrl(databaseUrl);
-  const db = dialect === 'sqlite' ? openSqlite(target) : openPostgres(target);
-  const dataDir = dialect === 'sqlite' && target !== ':memory:' ? dirname(resolve(target)) : resolve('data');
+export async function openStore(options: DatabaseOptions | string): Promise<Store> {
+  const opts: DatabaseOptions = typeof options === 'string' ? { url: options } : options;
+  const { dialect, target } = parseDatabaseUrl(opts.url);
+  const db = dialect === 'sqlite' ? openSqlite(target) : openPostgres(target, opts);
+  const dataDir = resolve(
+    opts.dataDir ?? (dialect === 'sqlite' && target !== ':memory:' ? dirname(resolve(target)) : 'data'),
+  );
   try {
     await migrateToLatest(db);
   } catch (err) {
     await db.destroy();
     throw err;
   }
-  return { db, dialect, dataDir, close: () => db.destroy() };
+  return {
+    db,
+    dialect,
+    dataDir,
+    async checkReady() {
+      await sql`select 1`.execute(db);
+      const pending = await pendingMigrations(db);
+      if (pending.length > 0) throw new Error(`migrations not applied: ${pending.join(', ')}`);
+    },
+    close: () => db.destroy(),
+  };
 }

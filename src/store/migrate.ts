@@ -1,4 +1,5 @@
-// Migrations are applied at every start; Kysely's migrator takes a lock so concurrent starts are safe.
+// Migrations are applied at every start. Kysely's migrator takes a lock (an advisory lock in PostgreSQL), so
+// several processes starting at once apply each migration exactly once.
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as initial from './migrations/0001-initial.js';
 
@@ -14,4 +15,10 @@ export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** Names of the migrations this build knows that the database has not applied. */
+export async function pendingMigrations<T>(db: Kysely<T>): Promise<string[]> {
+  const all = await new Migrator({ db, provider }).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

@@ -19,6 +19,8 @@ export interface WorkspaceNumbersTable {
   type: string;
   country: string;
   created_at: number;
+  /** Order of addition (clock.ts monotonicStamps): the first number gives the default country. */
+  seq: number;
 }
 
 export interface ApiKeysTable {

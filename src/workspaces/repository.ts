@@ -36,7 +36,6 @@ export function listNumbers(db: Db, workspaceId: string): Promise<NumberRow[]> {
     .selectFrom('workspace_numbers')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('seq')
     .execute();
 }

@@ -1,5 +1,5 @@
 // Workspaces and their numbers: what the CLI (and later the dashboard) administers.
-import { type Clock, toTimestamp } from '../clock.js';
+import { type Clock, monotonicStamps, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
@@ -42,6 +42,7 @@ export function presentNumber(row: repo.NumberRow): NumberView {
 
 export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
+  const nextStamp = monotonicStamps(clock);
 
   async function requireWorkspace(id: string): Promise<repo.WorkspaceRow> {
     const row = await repo.findWorkspace(db, id);
@@ -104,6 +105,7 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         type,
         country,
         created_at: clock.now(),
+        seq: nextStamp(),
       };
       await repo.insertNumber(db, row);
       return presentNumber(row);

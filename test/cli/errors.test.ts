@@ -3,10 +3,9 @@
 // The failing commands are independent, so each group runs its processes side by side.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { freshEnv } from '../helpers/cli-env.js';
+import { before, describe, test } from 'node:test';
+import { cliSuiteEnv, createWorkspace } from '../helpers/cli-setup.js';
 import { type CliResult, cliJson } from '../helpers/process.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'phone-verify.js');
@@ -56,13 +55,12 @@ async function expectCleanFailures(cases: [string[], RegExp][], env: Record<stri
 }
 
 describe('CLI: help and failures', () => {
-  const { dir, env } = freshEnv();
+  const { env } = cliSuiteEnv();
   let ws = '';
 
   before(() => {
-    ws = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Acme'], env).id;
+    ws = createWorkspace(env);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('--help (also after a command) exits 0 and lists every command', async () => {
     const [help, onCommand] = await Promise.all([

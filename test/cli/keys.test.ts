@@ -1,42 +1,25 @@
 // Operator interface, CLI commands: `key create`, `key revoke`, `key list`, through the real built CLI.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { createServices } from '../../src/services.js';
 import { openStore } from '../../src/store/database.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { freshEnv } from '../helpers/cli-env.js';
-import { type CliResult, cliJson, runCli } from '../helpers/process.js';
+import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
+import { cliJson, runCli } from '../helpers/process.js';
 
-const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const KEY_SHAPE = /^pv_live_[0-9A-Za-z]{38}$/;
 const CREATE_FIELDS = ['created_at', 'expires_at', 'id', 'key', 'name', 'scopes'];
 
 type KeyRecord = Record<string, unknown> & { id: string; key?: string; scopes: string[] };
 
-function assertCleanFailure(result: CliResult, reason: RegExp): void {
-  assert.notEqual(result.status, 0, `expected a failure, got ${result.status}: ${result.stdout}`);
-  assert.notEqual(result.status, null);
-  assert.equal(result.stdout, '');
-  assert.match(result.stderr, /^[^\n]+\n$/, `stderr is not one line: ${JSON.stringify(result.stderr)}`);
-  assert.doesNotMatch(result.stderr, /\bat .+:\d+:\d+/);
-  assert.match(result.stderr, reason);
-}
-
-function jsonOf<T>(result: CliResult): T {
-  assert.equal(result.status, 0, result.stderr);
-  return JSON.parse(result.stdout) as T;
-}
-
 describe('CLI: key commands', () => {
-  const { dir, env } = freshEnv();
+  const { env } = cliSuiteEnv();
   let wsId = '';
   const created: KeyRecord[] = [];
 
   before(() => {
-    wsId = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Acme'], env).id;
+    wsId = createWorkspace(env);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('key create --json prints { id, name, key, scopes, created_at, expires_at }; key is pv_live_…, scopes default to otp', () => {
     const k = jsonOf<KeyRecord>(
@@ -126,7 +109,7 @@ describe('CLI: key commands', () => {
   });
 
   test('the 26th active key of a workspace is refused; revoking one makes room again', async () => {
-    const ws = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Full'], env).id;
+    const ws = createWorkspace(env, 'Full');
     // 24 keys made directly through the same services the CLI calls (spawning 24 processes adds nothing),
     // then the 25th through the CLI, which must still succeed.
     const store = await openStore(env.DATABASE_URL as string);

@@ -4,35 +4,12 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Message } from '../helpers/api-types.js';
 import { freshEnv } from '../helpers/cli-env.js';
-import { type CliResult, cliJson, runCli, type ServerProcess, startServer } from '../helpers/process.js';
+import { assertCleanFailure, jsonOf, seedWithCli, TIMESTAMP } from '../helpers/cli-setup.js';
+import { runCli, type ServerProcess, startServer } from '../helpers/process.js';
 
-const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const MESSAGE_FIELDS = ['body', 'channel', 'created_at', 'from', 'id', 'to', 'verification_id'];
-
-interface Message {
-  id: string;
-  verification_id: string;
-  channel: string;
-  to: string;
-  from: string;
-  body: string;
-  created_at: string;
-}
-
-function assertCleanFailure(result: CliResult, reason: RegExp): void {
-  assert.notEqual(result.status, 0, `expected a failure, got ${result.status}: ${result.stdout}`);
-  assert.notEqual(result.status, null);
-  assert.equal(result.stdout, '');
-  assert.match(result.stderr, /^[^\n]+\n$/, `stderr is not one line: ${JSON.stringify(result.stderr)}`);
-  assert.doesNotMatch(result.stderr, /\bat .+:\d+:\d+/);
-  assert.match(result.stderr, reason);
-}
-
-function jsonOf<T>(result: CliResult): T {
-  assert.equal(result.status, 0, result.stderr);
-  return JSON.parse(result.stdout) as T;
-}
 
 describe('CLI: outbox', () => {
   const { dir, env } = freshEnv();
@@ -42,9 +19,7 @@ describe('CLI: outbox', () => {
 
   before(async () => {
     server = await startServer(env);
-    const ws = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Acme'], env).id;
-    cliJson(['number', 'add', '--workspace', ws, '--number', '+61491570156'], env);
-    const key = cliJson<{ key: string }>(['key', 'create', '--workspace', ws, '--name', 'backend'], env).key;
+    const { key } = seedWithCli(env);
     for (const [phone, channel] of [
       ['+61412345001', 'sms'],
       ['+61412345002', 'voice'],

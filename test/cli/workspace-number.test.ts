@@ -1,37 +1,17 @@
 // Operator interface, CLI commands: `workspace create`, `workspace list`, `number add`, `number list`,
 // driven through the real built CLI (`node bin/phone-verify.js …`) on a fresh SQLite file.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { freshEnv } from '../helpers/cli-env.js';
-import { type CliResult, cliJson, runCli } from '../helpers/process.js';
-
-const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-/** A failed command: non-zero exit, exactly one line on stderr (no stack trace), nothing on stdout. */
-function assertCleanFailure(result: CliResult, reason: RegExp): void {
-  assert.notEqual(result.status, 0, `expected a failure, got ${result.status}: ${result.stdout}`);
-  assert.notEqual(result.status, null);
-  assert.equal(result.stdout, '');
-  assert.match(result.stderr, /^[^\n]+\n$/, `stderr is not one line: ${JSON.stringify(result.stderr)}`);
-  assert.doesNotMatch(result.stderr, /\bat .+:\d+:\d+/);
-  assert.match(result.stderr, reason);
-}
-
-/** With --json, stdout is exactly one JSON value: the whole of it parses. */
-function jsonOf<T>(result: CliResult): T {
-  assert.equal(result.status, 0, result.stderr);
-  return JSON.parse(result.stdout) as T;
-}
+import { before, describe, test } from 'node:test';
+import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
+import { cliJson, runCli } from '../helpers/process.js';
 
 describe('CLI: workspace and number commands', () => {
-  const { dir, env } = freshEnv();
+  const { env } = cliSuiteEnv();
   let wsId = '';
 
   before(() => {
-    wsId = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Acme'], env).id;
+    wsId = createWorkspace(env);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('workspace create --name --json prints exactly { id, name, created_at }', () => {
     const ws = jsonOf<Record<string, unknown>>(
@@ -102,30 +82,13 @@ describe('CLI: workspace and number commands', () => {
   });
 
   test('number add of a US/CA number with --type takes the given type', () => {
-    const us = cliJson(
-      ['number', 'add', '--workspace', wsId, '--number', '+12015550123', '--type', 'mobile'],
-      env,
-    );
-    assert.deepEqual(
-      { number: us.number, type: us.type, country: us.country },
-      {
-        number: '+12015550123',
-        type: 'mobile',
-        country: 'US',
-      },
-    );
-    const ca = cliJson(
-      ['number', 'add', '--workspace', wsId, '--number', '+14165550123', '--type', 'landline'],
-      env,
-    );
-    assert.deepEqual(
-      { number: ca.number, type: ca.type, country: ca.country },
-      {
-        number: '+14165550123',
-        type: 'landline',
-        country: 'CA',
-      },
-    );
+    for (const [number, type, country] of [
+      ['+12015550123', 'mobile', 'US'],
+      ['+14165550123', 'landline', 'CA'],
+    ] as const) {
+      const n = cliJson(['number', 'add', '--workspace', wsId, '--number', number, '--type', type], env);
+      assert.deepEqual({ number: n.number, type: n.type, country: n.country }, { number, type, country });
+    }
   });
 
   test('number list --workspace --json is an array of { id, number, type, country } of that workspace', () => {

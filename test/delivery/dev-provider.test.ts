@@ -8,29 +8,28 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DELIVERY_ERROR_CODES } from '../../src/delivery/error-codes.js';
 import { listOutbox, OUTBOX_MAX_LIMIT } from '../../src/delivery/outbox.js';
 import { AppError } from '../../src/errors.js';
-import { client, codeFor, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
-import { type FakeClock, fakeClock } from '../helpers/clock.js';
-
-type Delivery = {
-  ok: boolean;
-  channel: string;
-  provider_id: string | null;
-  from_number: string;
-  error_code: string | null;
-  error_message: string | null;
-};
+import type { Delivery } from '../helpers/api-types.js';
+import {
+  type Client,
+  client,
+  codeFor,
+  createTestApp,
+  json,
+  seedWorkspace,
+  type TestApp,
+} from '../helpers/app.js';
+import type { FakeClock } from '../helpers/clock.js';
+import { acmeApp, refusedCheck } from '../helpers/verification.js';
 
 const SENDER = '+61491570156';
 
 describe('development provider (fake clock)', () => {
   let t: TestApp;
   let clock: FakeClock;
-  let api: ReturnType<typeof client>;
+  let api: Client;
 
   before(async () => {
-    clock = fakeClock();
-    t = await createTestApp({ clock });
-    api = client(t.app, (await seedWorkspace(t.services, { name: 'Acme' })).key);
+    ({ t, clock, api } = await acmeApp());
   });
   after(() => t.close());
 
@@ -84,13 +83,7 @@ describe('development provider (fake clock)', () => {
     const id = String(json(await api.send({ phone })).id);
     const res = await api.check({ verification_id: id, code: '123456' });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(json(res), {
-      id,
-      status: 'undelivered',
-      verified: false,
-      attempts: 0,
-      attempts_remaining: 0,
-    });
+    assert.deepEqual(json(res), refusedCheck(id, 'undelivered', 0));
     // By phone too, and nothing is spent.
     const byPhone = json(await api.check({ phone, code: '654321' }));
     assert.equal(byPhone.status, 'undelivered');
@@ -126,13 +119,10 @@ describe('development provider (fake clock)', () => {
 
     // A check now spends nothing and accepts nothing, not even the delivered code.
     const code = await codeFor(t.services, phone);
-    assert.deepEqual(json(await api.check({ verification_id: id, code })), {
-      id,
-      status: 'undelivered',
-      verified: false,
-      attempts: 0,
-      attempts_remaining: 0,
-    });
+    assert.deepEqual(
+      json(await api.check({ verification_id: id, code })),
+      refusedCheck(id, 'undelivered', 0),
+    );
     // A report is applied once; applying again changes nothing.
     assert.equal(await t.services.devProvider.applyDueReports(), 0);
   });

@@ -1,4 +1,5 @@
-// A real app on a real SQLite file in a temporary directory, driven with app.inject() (no network).
+// A real app on a real database (SQLite file or PostgreSQL database, per TEST_STORE) belonging to a temporary
+// directory, driven with app.inject() (no network).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,8 @@ import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { listOutbox } from '../../src/delivery/outbox.js';
 import { createServices, type Services } from '../../src/services.js';
-import { openStore } from '../../src/store/database.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { databaseUrlFor, dropDatabase, ensureDatabase } from './database.js';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
@@ -19,10 +21,38 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestStoreHandle {
+  store: Store;
+  dir: string;
+  databaseUrl: string;
+  /** Closes the store; drops the database and the directory unless they were given (shared). */
+  close(): Promise<void>;
+}
+
+/** A migrated store of its own, or the one belonging to a given directory (shared with other apps). */
+export async function openTestStore(dir?: string): Promise<TestStoreHandle> {
+  const own = dir === undefined;
+  const where = dir ?? mkdtempSync(join(tmpdir(), 'pv-test-'));
+  const databaseUrl = databaseUrlFor(where);
+  await ensureDatabase(where);
+  const store = await openStore({ url: databaseUrl, dataDir: where, poolMax: 4 });
+  return {
+    store,
+    dir: where,
+    databaseUrl,
+    async close() {
+      await store.close();
+      if (own) {
+        await dropDatabase(where);
+        rmSync(where, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
 export async function createTestApp(options: { clock?: Clock; dir?: string } = {}): Promise<TestApp> {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'pv-test-'));
-  const databaseUrl = `sqlite:${join(dir, 'test.db')}`;
-  const store = await openStore(databaseUrl);
+  const handle = await openTestStore(options.dir);
+  const { store, dir, databaseUrl } = handle;
   const services = createServices({ store, secret: TEST_SECRET, clock: options.clock });
   const app = await buildApp({ services });
   await app.ready();
@@ -33,8 +63,7 @@ export async function createTestApp(options: { clock?: Clock; dir?: string } = {
     databaseUrl,
     async close() {
       await app.close();
-      await store.close();
-      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+      await handle.close();
     },
   };
 }

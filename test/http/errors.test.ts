@@ -3,18 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import type { Problem } from '../helpers/api-types.js';
 import { client, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
-
-type Problem = {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  request_id: string;
-  errors?: { field: string; message: string }[];
-  reason?: string;
-};
 
 const UNKNOWN_ID = 'ver_000000000000000000000000';
 

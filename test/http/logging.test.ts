@@ -1,20 +1,16 @@
 // Security: nothing secret in logs. Keys, codes and Authorization headers never reach the log stream,
 // even at the most verbose level.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { buildApp, LOG_REDACT_PATHS } from '../../src/app.js';
 import { listOutbox } from '../../src/delivery/outbox.js';
 import { createServices } from '../../src/services.js';
-import { openStore } from '../../src/store/database.js';
-import { client, seedWorkspace, TEST_SECRET } from '../helpers/app.js';
+import { client, openTestStore, seedWorkspace, TEST_SECRET } from '../helpers/app.js';
 
 test('logs at trace level hold no API key, no code and no Authorization header', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pv-log-'));
-  const store = await openStore(`sqlite:${join(dir, 'log.db')}`);
+  const handle = await openTestStore();
+  const { store } = handle;
   const services = createServices({ store, secret: TEST_SECRET });
   let logs = '';
   const stream = new Writable({
@@ -51,7 +47,6 @@ test('logs at trace level hold no API key, no code and no Authorization header',
     assert.equal(logs.toLowerCase().includes('bearer'), false, 'no Authorization header is logged');
   } finally {
     await app.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await handle.close();
   }
 });

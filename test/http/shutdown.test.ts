@@ -1,18 +1,14 @@
 // Graceful shutdown (api-decisions 503 row): once closing starts, a new request gets 503 `unavailable` as a
 // problem body with Retry-After, never a bare framework reply; the close itself completes.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { createServices } from '../../src/services.js';
-import { openStore } from '../../src/store/database.js';
-import { seedWorkspace, TEST_SECRET } from '../helpers/app.js';
+import { openTestStore, seedWorkspace, TEST_SECRET } from '../helpers/app.js';
 
 test('a request arriving while the app closes gets 503 unavailable with Retry-After', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pv-close-'));
-  const store = await openStore(`sqlite:${join(dir, 'close.db')}`);
+  const handle = await openTestStore();
+  const { store } = handle;
   const services = createServices({ store, secret: TEST_SECRET });
   const app = await buildApp({ services });
   // Hold the close open (as in-flight requests would) until the test has made its request.
@@ -50,7 +46,6 @@ test('a request arriving while the app closes gets 503 unavailable with Retry-Af
     assert.equal(body.request_id, refused.headers.get('x-request-id'));
   } finally {
     release();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await handle.close();
   }
 });

@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { generateKey, KEY_PREFIX } from '../../src/keys/key-format.js';
+import type { Problem } from '../helpers/api-types.js';
 import { client, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
-
-type Problem = Record<string, unknown> & { code: string; status: number; detail: string; request_id: string };
 
 /** The five /v1 endpoints, each with a request that would succeed with a valid otp key. */
 const ENDPOINTS: { name: string; method: 'GET' | 'POST'; url: string; body?: unknown }[] = [

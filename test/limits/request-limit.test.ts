@@ -7,8 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { client, codeFor, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
+import {
+  type Client,
+  client,
+  codeFor,
+  createTestApp,
+  json,
+  seedWorkspace,
+  type TestApp,
+} from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import { clockedApp } from '../helpers/verification.js';
 
 const MINUTE = 60_000;
 // The fake clock's start, 09:30:00.000, is the first instant of a minute.
@@ -37,13 +46,20 @@ async function setRequestLimit(t: TestApp, workspaceId: string, limit: number) {
     .execute();
 }
 
+/** Two clients under one limit of 3, taking turns: three requests pass, the fourth is refused. */
+async function assertSharedLimit(a: Client, b: Client) {
+  assert.equal((await a.ping()).statusCode, 200);
+  assert.equal((await b.ping()).statusCode, 200);
+  assert.equal((await a.ping()).statusCode, 200);
+  assertRateLimited(await b.ping());
+}
+
 describe('request limit per workspace per minute', () => {
   let t: TestApp;
   let clock: FakeClock;
 
   before(async () => {
-    clock = fakeClock();
-    t = await createTestApp({ clock });
+    ({ t, clock } = await clockedApp());
   });
   after(() => t.close());
   // Each test starts at the first instant of its own fresh minute.
@@ -130,10 +146,7 @@ describe('request limit per workspace per minute', () => {
     await setRequestLimit(t, ws.workspaceId, 3);
     const a = client(t.app, ws.key);
     const b = client(t.app, second.key);
-    assert.equal((await a.ping()).statusCode, 200);
-    assert.equal((await b.ping()).statusCode, 200);
-    assert.equal((await a.ping()).statusCode, 200);
-    assertRateLimited(await b.ping());
+    await assertSharedLimit(a, b);
   });
 
   test('the limit resets in the next minute', async () => {
@@ -180,10 +193,7 @@ describe('request limit: counted in the database, shared by every process on it'
     await setRequestLimit(first, ws.workspaceId, 3);
     const a = client(first.app, ws.key);
     const b = client(second.app, ws.key);
-    assert.equal((await a.ping()).statusCode, 200);
-    assert.equal((await b.ping()).statusCode, 200);
-    assert.equal((await a.ping()).statusCode, 200);
-    assertRateLimited(await b.ping());
+    await assertSharedLimit(a, b);
     assertRateLimited(await a.ping());
   });
 });

@@ -6,26 +6,12 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freshEnv } from '../helpers/cli-env.js';
+import { callServer, seedWithCli } from '../helpers/cli-setup.js';
+import { TEST_STORE } from '../helpers/database.js';
 import { cliJson, type ServerProcess, startServer } from '../helpers/process.js';
 
-type Body = Record<string, unknown>;
-
 function api(url: string, key: string) {
-  const call = async (
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: Body }> => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  };
+  const call = (method: string, path: string, body?: unknown) => callServer(url, key, method, path, body);
   return {
     ping: () => call('GET', '/v1/ping'),
     send: (body: unknown) => call('POST', '/v1/otp/send', body),
@@ -47,14 +33,6 @@ function smsCode(phone: string, env: Record<string, string>): { code: string; ve
   return { code, verificationId: message.verification_id };
 }
 
-/** A workspace with an AU mobile number and an otp key, made with the CLI. */
-function seed(env: Record<string, string>): { ws: string; key: string } {
-  const ws = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Acme'], env).id;
-  cliJson(['number', 'add', '--workspace', ws, '--number', '+61491570156'], env);
-  const key = cliJson<{ key: string }>(['key', 'create', '--workspace', ws, '--name', 'backend'], env).key;
-  return { ws, key };
-}
-
 describe('persistence: a restart on the same database', () => {
   const { dir, env } = freshEnv();
   const servers: ServerProcess[] = [];
@@ -66,7 +44,7 @@ describe('persistence: a restart on the same database', () => {
   before(async () => {
     const first = await startServer(env);
     servers.push(first);
-    ({ ws, key } = seed(env));
+    ({ ws, key } = seedWithCli(env));
     const sent = await api(first.url, key).send({ phone: '+61412345678', channel: 'sms' });
     assert.equal(sent.status, 201);
     verificationId = String(sent.body.id);
@@ -106,7 +84,11 @@ describe('persistence: a restart on the same database', () => {
 
 describe('persistence: the generated server secret (PHONE_VERIFY_SECRET unset)', () => {
   const { dir, env: withSecret } = freshEnv();
-  const env = { DATABASE_URL: withSecret.DATABASE_URL as string };
+  // SQLite: the default data directory, the database file's folder. PostgreSQL has no file: DATA_DIR says where.
+  const env: Record<string, string> =
+    TEST_STORE === 'sqlite'
+      ? { DATABASE_URL: withSecret.DATABASE_URL as string }
+      : { DATABASE_URL: withSecret.DATABASE_URL as string, DATA_DIR: dir };
   const secretFile = join(dir, 'phone-verify.secret');
   const servers: ServerProcess[] = [];
 
@@ -120,7 +102,7 @@ describe('persistence: the generated server secret (PHONE_VERIFY_SECRET unset)',
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('the first start writes phone-verify.secret (mode 0600) next to the SQLite file; a restart keeps it and a code sent before still verifies', async () => {
+  test('the first start writes phone-verify.secret (mode 0600) in the data directory (next to the SQLite file by default); a restart keeps it and a code sent before still verifies', async () => {
     assert.equal(existsSync(secretFile), false);
     const first = await startServer(env);
     servers.push(first);
@@ -129,7 +111,7 @@ describe('persistence: the generated server secret (PHONE_VERIFY_SECRET unset)',
     const content = readFileSync(secretFile, 'utf8');
     assert.ok(content.trim().length >= 32, 'the generated secret is too short');
 
-    const { key } = seed(env);
+    const { key } = seedWithCli(env);
     const sent = await api(first.url, key).send({ phone: '+61412345678', channel: 'sms' });
     assert.equal(sent.status, 201);
     assert.equal(await first.stop('SIGTERM'), 0);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { freshEnv } from '../helpers/cli-env.js';
+import { seedWithCli } from '../helpers/cli-setup.js';
 import { type CliResult, cliJson, runCli, type ServerProcess, startServer } from '../helpers/process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -169,26 +170,21 @@ describe('serve', () => {
     });
 
     test('the CLI works while the server runs: a new key works at once; revoked, the next request is 401 invalid_api_key', async () => {
-      const ws = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Acme'], env).id;
-      cliJson(['number', 'add', '--workspace', ws, '--number', '+61491570156'], env);
-      const key = cliJson<{ id: string; key: string }>(
-        ['key', 'create', '--workspace', ws, '--name', 'backend'],
-        env,
-      );
+      const { ws, key, keyId } = seedWithCli(env);
 
-      const ok = await ping(server.url, key.key);
+      const ok = await ping(server.url, key);
       assert.equal(ok.status, 200);
       assert.deepEqual(ok.body, { ok: true, workspace_id: ws, key_name: 'backend', scopes: ['otp'] });
       const send = await fetch(`${server.url}/v1/otp/send`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ phone: '+61412345678', channel: 'sms' }),
       });
       assert.equal(send.status, 201);
 
-      const revoked = cliJson<{ revoked_at: string }>(['key', 'revoke', key.id], env);
+      const revoked = cliJson<{ revoked_at: string }>(['key', 'revoke', keyId], env);
       assert.ok(revoked.revoked_at);
-      const next = await ping(server.url, key.key);
+      const next = await ping(server.url, key);
       assert.equal(next.status, 401);
       assert.equal(next.body.code, 'invalid_api_key');
     });

@@ -4,9 +4,8 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { freshEnv } from '../helpers/cli-env.js';
+import { type Body, callServer } from '../helpers/cli-setup.js';
 import { cliJson, runCli, type ServerProcess, startServer } from '../helpers/process.js';
-
-type Body = Record<string, unknown>;
 
 describe('walkthrough: the README first five minutes', () => {
   const { dir, env } = freshEnv();
@@ -16,21 +15,8 @@ describe('walkthrough: the README first five minutes', () => {
   let verificationId = '';
   let code = '';
 
-  const call = async (
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: Body }> => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  };
+  const call = (method: string, path: string, body?: unknown) =>
+    callServer(server.url, key, method, path, body);
 
   before(async () => {
     server = await startServer(env);

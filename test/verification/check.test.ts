@@ -2,78 +2,19 @@
 // api-decisions.md "Verification behaviour".
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
-import type { Verification } from '../../src/verification/schemas.js';
-import {
-  type Client,
-  client,
-  codeFor,
-  createTestApp,
-  json,
-  seedWorkspace,
-  type TestApp,
-} from '../helpers/app.js';
-import { type FakeClock, fakeClock } from '../helpers/clock.js';
-
-interface Problem {
-  code: string;
-  errors?: { field: string; message: string }[];
-}
-
-interface Check {
-  id: string;
-  status: string;
-  verified: boolean;
-  verified_at?: string;
-  attempts?: number;
-  attempts_remaining?: number;
-}
-
-function assertProblem(res: LightMyRequestResponse, status: number, code: string, field?: string): void {
-  assert.equal(res.statusCode, status, res.body);
-  const problem = json<Problem>(res);
-  assert.equal(problem.code, code, res.body);
-  if (field !== undefined) {
-    assert.ok(
-      problem.errors?.some((e) => e.field === field),
-      `expected errors[] to name ${field}: ${res.body}`,
-    );
-  }
-}
-
-/** A code that is certainly wrong: same length, every digit changed. */
-function wrongCode(code: string): string {
-  return [...code].map((d) => String((Number(d) + 1) % 10)).join('');
-}
+import type { Check } from '../helpers/api-types.js';
+import { type Client, client, json, seedWorkspace, type TestApp } from '../helpers/app.js';
+import type { FakeClock } from '../helpers/clock.js';
+import { acmeApp, assertProblem, refusedCheck, verificationApi, wrongCode } from '../helpers/verification.js';
 
 describe('spec §4 POST /v1/otp/check', () => {
   let t: TestApp;
   let clock: FakeClock;
   let api: Client;
-
-  async function fresh(phone: string, body: Record<string, unknown> = {}) {
-    const res = await api.send({ phone, ...body });
-    assert.equal(res.statusCode, 201, res.body);
-    const v = json<Verification>(res);
-    return { v, code: await codeFor(t.services, phone) };
-  }
-
-  async function check(body: Record<string, unknown>): Promise<Check> {
-    const res = await api.check(body);
-    assert.equal(res.statusCode, 200, res.body);
-    return json<Check>(res);
-  }
-
-  async function read(id: string): Promise<Verification> {
-    const res = await api.get(id);
-    assert.equal(res.statusCode, 200, res.body);
-    return json<Verification>(res);
-  }
+  const { send, fresh, check, read } = verificationApi(() => ({ api, services: t.services }));
 
   before(async () => {
-    clock = fakeClock();
-    t = await createTestApp({ clock });
-    api = client(t.app, (await seedWorkspace(t.services, { name: 'Acme' })).key);
+    ({ t, clock, api } = await acmeApp());
   });
   after(() => t.close());
 
@@ -195,25 +136,19 @@ describe('spec §4 POST /v1/otp/check', () => {
       const { v, code } = await fresh('+61412346011', { max_attempts: 3 });
       assert.equal((await check({ verification_id: v.id, code: wrongCode(code) })).attempts_remaining, 2);
       assert.equal((await check({ verification_id: v.id, code: wrongCode(code) })).attempts_remaining, 1);
-      assert.deepEqual(await check({ verification_id: v.id, code: wrongCode(code) }), {
-        id: v.id,
-        status: 'failed',
-        verified: false,
-        attempts: 3,
-        attempts_remaining: 0,
-      });
+      assert.deepEqual(
+        await check({ verification_id: v.id, code: wrongCode(code) }),
+        refusedCheck(v.id, 'failed', 3),
+      );
       assert.equal((await read(v.id)).status, 'failed');
     });
 
     test('max_attempts 1: the only wrong code fails the verification', async () => {
       const { v, code } = await fresh('+61412346012', { max_attempts: 1 });
-      assert.deepEqual(await check({ verification_id: v.id, code: wrongCode(code) }), {
-        id: v.id,
-        status: 'failed',
-        verified: false,
-        attempts: 1,
-        attempts_remaining: 0,
-      });
+      assert.deepEqual(
+        await check({ verification_id: v.id, code: wrongCode(code) }),
+        refusedCheck(v.id, 'failed', 1),
+      );
     });
 
     test('max_attempts 10: ten wrong codes are needed', async () => {
@@ -234,13 +169,7 @@ describe('spec §4 POST /v1/otp/check', () => {
       await check({ verification_id: v.id, code: wrongCode(code) });
       await check({ verification_id: v.id, code: wrongCode(code) });
       for (const c of [code, wrongCode(code)]) {
-        assert.deepEqual(await check({ verification_id: v.id, code: c }), {
-          id: v.id,
-          status: 'failed',
-          verified: false,
-          attempts: 2,
-          attempts_remaining: 0,
-        });
+        assert.deepEqual(await check({ verification_id: v.id, code: c }), refusedCheck(v.id, 'failed', 2));
       }
       const after = await read(v.id);
       assert.equal(after.attempts, 2);
@@ -253,13 +182,7 @@ describe('spec §4 POST /v1/otp/check', () => {
       await check({ verification_id: v.id, code: wrongCode(code) });
       clock.advance(60_000);
       for (const c of [code, wrongCode(code)]) {
-        assert.deepEqual(await check({ verification_id: v.id, code: c }), {
-          id: v.id,
-          status: 'expired',
-          verified: false,
-          attempts: 1,
-          attempts_remaining: 0,
-        });
+        assert.deepEqual(await check({ verification_id: v.id, code: c }), refusedCheck(v.id, 'expired', 1));
       }
       assert.equal((await read(v.id)).attempts, 1);
     });
@@ -269,29 +192,18 @@ describe('spec §4 POST /v1/otp/check', () => {
       await check({ verification_id: v.id, code: wrongCode(code) });
       assert.equal((await api.cancel(v.id)).statusCode, 200);
       for (const c of [code, wrongCode(code)]) {
-        assert.deepEqual(await check({ verification_id: v.id, code: c }), {
-          id: v.id,
-          status: 'canceled',
-          verified: false,
-          attempts: 1,
-          attempts_remaining: 0,
-        });
+        assert.deepEqual(await check({ verification_id: v.id, code: c }), refusedCheck(v.id, 'canceled', 1));
       }
       assert.equal((await read(v.id)).attempts, 1);
     });
 
     test('undelivered (…0999 is rejected at hand-over): any code is refused and nothing is spent', async () => {
-      const res = await api.send({ phone: '+61412340999' });
-      assert.equal(res.statusCode, 201, res.body);
-      const v = json<Verification>(res);
+      const v = await send('+61412340999');
       assert.equal(v.status, 'undelivered');
-      assert.deepEqual(await check({ verification_id: v.id, code: '123456' }), {
-        id: v.id,
-        status: 'undelivered',
-        verified: false,
-        attempts: 0,
-        attempts_remaining: 0,
-      });
+      assert.deepEqual(
+        await check({ verification_id: v.id, code: '123456' }),
+        refusedCheck(v.id, 'undelivered', 0),
+      );
       assert.equal((await read(v.id)).attempts, 0);
     });
   });
@@ -450,13 +362,7 @@ describe('spec §4 POST /v1/otp/check', () => {
       clock.advance(1_000);
       const { v, code } = await fresh(phone, { ttl_seconds: 60 });
       clock.advance(60_000);
-      assert.deepEqual(await check({ phone, code }), {
-        id: v.id,
-        status: 'expired',
-        verified: false,
-        attempts: 0,
-        attempts_remaining: 0,
-      });
+      assert.deepEqual(await check({ phone, code }), refusedCheck(v.id, 'expired', 0));
     });
 
     test('national format with country', async () => {

@@ -3,34 +3,15 @@
 // Time moves only through the fake clock.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Verification } from '../../src/verification/schemas.js';
-import {
-  type Client,
-  client,
-  codeFor,
-  createTestApp,
-  json,
-  seedWorkspace,
-  type TestApp,
-} from '../helpers/app.js';
-import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import { type Client, json, type TestApp } from '../helpers/app.js';
+import type { FakeClock } from '../helpers/clock.js';
+import { acmeApp, refusedCheck, verificationApi } from '../helpers/verification.js';
 
 describe('api-decisions "Expiry" (spec §3 pending --time--> expired)', () => {
   let t: TestApp;
   let clock: FakeClock;
   let api: Client;
-
-  async function fresh(phone: string, body: Record<string, unknown> = {}) {
-    const res = await api.send({ phone, ...body });
-    assert.equal(res.statusCode, 201, res.body);
-    return { v: json<Verification>(res), code: await codeFor(t.services, phone) };
-  }
-
-  async function read(id: string): Promise<Verification> {
-    const res = await api.get(id);
-    assert.equal(res.statusCode, 200, res.body);
-    return json<Verification>(res);
-  }
+  const { fresh, read } = verificationApi(() => ({ api, services: t.services }));
 
   /** The stored row, bypassing every read path of the service. */
   async function storedStatus(id: string): Promise<string> {
@@ -43,9 +24,7 @@ describe('api-decisions "Expiry" (spec §3 pending --time--> expired)', () => {
   }
 
   before(async () => {
-    clock = fakeClock();
-    t = await createTestApp({ clock });
-    api = client(t.app, (await seedWorkspace(t.services, { name: 'Acme' })).key);
+    ({ t, clock, api } = await acmeApp());
   });
   after(() => t.close());
 
@@ -62,13 +41,7 @@ describe('api-decisions "Expiry" (spec §3 pending --time--> expired)', () => {
     clock.set(Date.parse(v.expires_at));
     const res = await api.check({ verification_id: v.id, code });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(json(res), {
-      id: v.id,
-      status: 'expired',
-      verified: false,
-      attempts: 0,
-      attempts_remaining: 0,
-    });
+    assert.deepEqual(json(res), refusedCheck(v.id, 'expired', 0));
     assert.equal(await storedStatus(v.id), 'expired');
     const stored = await read(v.id);
     assert.equal(stored.attempts, 0);
@@ -126,13 +99,10 @@ describe('api-decisions "Expiry" (spec §3 pending --time--> expired)', () => {
     const { v, code } = await fresh('+61412349007', { ttl_seconds: 60 });
     await api.check({ verification_id: v.id, code: code === '000000' ? '111111' : '000000' });
     clock.set(Date.parse(v.expires_at));
-    assert.deepEqual(json(await api.check({ verification_id: v.id, code: '999999' })), {
-      id: v.id,
-      status: 'expired',
-      verified: false,
-      attempts: 1,
-      attempts_remaining: 0,
-    });
+    assert.deepEqual(
+      json(await api.check({ verification_id: v.id, code: '999999' })),
+      refusedCheck(v.id, 'expired', 1),
+    );
     assert.equal((await read(v.id)).attempts, 1);
   });
 

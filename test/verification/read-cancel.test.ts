@@ -3,17 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { Verification } from '../../src/verification/schemas.js';
-import {
-  type Client,
-  client,
-  codeFor,
-  createTestApp,
-  json,
-  seedWorkspace,
-  type TestApp,
-} from '../helpers/app.js';
-import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import type { Problem, Verification } from '../helpers/api-types.js';
+import { type Client, client, codeFor, json, seedWorkspace, type TestApp } from '../helpers/app.js';
+import type { FakeClock } from '../helpers/clock.js';
+import { acmeApp, verificationApi } from '../helpers/verification.js';
 
 const VERIFICATION_FIELDS = [
   'attempts',
@@ -29,15 +22,6 @@ const VERIFICATION_FIELDS = [
   'verified_at',
 ];
 const DELIVERY_FIELDS = ['channel', 'error_code', 'error_message', 'from_number', 'ok', 'provider_id'];
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  request_id: string;
-}
 
 function assertNotFound(res: LightMyRequestResponse): Problem {
   assert.equal(res.statusCode, 404, res.body);
@@ -58,34 +42,16 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
   let clock: FakeClock;
   let api: Client;
 
-  async function fresh(phone: string, body: Record<string, unknown> = {}) {
-    const res = await api.send({ phone, ...body });
-    assert.equal(res.statusCode, 201, res.body);
-    return json<Verification>(res);
-  }
-
-  async function read(id: string): Promise<Verification> {
-    const res = await api.get(id);
-    assert.equal(res.statusCode, 200, res.body);
-    return json<Verification>(res);
-  }
-
-  async function cancel(id: string): Promise<Verification> {
-    const res = await api.cancel(id);
-    assert.equal(res.statusCode, 200, res.body);
-    return json<Verification>(res);
-  }
+  const { send, read, cancel } = verificationApi(() => ({ api, services: t.services }));
 
   before(async () => {
-    clock = fakeClock();
-    t = await createTestApp({ clock });
-    api = client(t.app, (await seedWorkspace(t.services, { name: 'Acme' })).key);
+    ({ t, clock, api } = await acmeApp());
   });
   after(() => t.close());
 
   describe('GET /v1/otp/{id}: 200 with the full Verification (spec §2 field table)', () => {
     test('a pending verification reads back exactly as send returned it', async () => {
-      const sent = await fresh('+61412347001', { metadata: { order: 7 }, code_length: 8, max_attempts: 7 });
+      const sent = await send('+61412347001', { metadata: { order: 7 }, code_length: 8, max_attempts: 7 });
       clock.advance(1_000);
       const res = await api.get(sent.id);
       assert.equal(res.statusCode, 200);
@@ -99,12 +65,12 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
     });
 
     test('reading has no side effects: two reads are identical', async () => {
-      const sent = await fresh('+61412347002');
+      const sent = await send('+61412347002');
       assert.deepEqual(await read(sent.id), await read(sent.id));
     });
 
     test('a verified verification reads with verified_at and its attempts', async () => {
-      const sent = await fresh('+61412347003');
+      const sent = await send('+61412347003');
       clock.advance(2_000);
       await api.check({ verification_id: sent.id, code: await codeFor(t.services, '+61412347003') });
       const v = await read(sent.id);
@@ -115,7 +81,7 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
     });
 
     test('an undelivered verification reads with delivery carrying the reason', async () => {
-      const sent = await fresh('+61412340999');
+      const sent = await send('+61412340999');
       const v = await read(sent.id);
       assertFullVerification(v);
       assert.equal(v.status, 'undelivered');
@@ -131,7 +97,7 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
     });
 
     test("another workspace's id: 404 not_found, the same answer as an unknown id", async () => {
-      const sent = await fresh('+61412347004');
+      const sent = await send('+61412347004');
       const other = client(t.app, (await seedWorkspace(t.services, { name: 'Other' })).key);
       const foreign = assertNotFound(await other.get(sent.id));
       const unknownId = 'ver_000000000000000000000000';
@@ -147,7 +113,7 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
 
   describe('POST /v1/otp/{id}/cancel: 200 with the full Verification', () => {
     test('cancel a pending verification: status canceled, and its code no longer verifies', async () => {
-      const sent = await fresh('+61412347005');
+      const sent = await send('+61412347005');
       const code = await codeFor(t.services, '+61412347005');
       const res = await api.cancel(sent.id);
       assert.equal(res.statusCode, 200);
@@ -163,7 +129,7 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
     });
 
     test('idempotent: cancelling twice returns the same canceled verification', async () => {
-      const sent = await fresh('+61412347006');
+      const sent = await send('+61412347006');
       const first = await cancel(sent.id);
       clock.advance(1_000);
       const second = await cancel(sent.id);
@@ -172,7 +138,7 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
     });
 
     test('cancelling a verified verification returns it unchanged', async () => {
-      const sent = await fresh('+61412347007');
+      const sent = await send('+61412347007');
       await api.check({ verification_id: sent.id, code: await codeFor(t.services, '+61412347007') });
       const before = await read(sent.id);
       clock.advance(1_000);
@@ -182,7 +148,7 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
     });
 
     test('cancelling a failed verification returns it unchanged', async () => {
-      const sent = await fresh('+61412347008', { max_attempts: 1 });
+      const sent = await send('+61412347008', { max_attempts: 1 });
       await api.check({ verification_id: sent.id, code: '0' });
       const before = await read(sent.id);
       assert.equal(before.status, 'failed');
@@ -201,7 +167,7 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
     });
 
     test('cancelling an expired verification returns it expired, not canceled', async () => {
-      const sent = await fresh('+61412347009', { ttl_seconds: 60 });
+      const sent = await send('+61412347009', { ttl_seconds: 60 });
       clock.advance(60_000);
       const v = await cancel(sent.id);
       assert.equal(v.status, 'expired');
@@ -213,7 +179,7 @@ describe('spec §4 GET /v1/otp/{id} and POST /v1/otp/{id}/cancel', () => {
     });
 
     test("another workspace's id: 404 not_found, and the verification stays pending", async () => {
-      const sent = await fresh('+61412347010');
+      const sent = await send('+61412347010');
       const other = client(t.app, (await seedWorkspace(t.services, { name: 'Other' })).key);
       assertNotFound(await other.cancel(sent.id));
       assert.equal((await read(sent.id)).status, 'pending');

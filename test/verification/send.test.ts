@@ -1,11 +1,10 @@
 // Spec section 4, POST /v1/otp/send: fields, defaults, bounds and rules.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { listOutbox } from '../../src/delivery/outbox.js';
 import { deriveKey } from '../../src/secret.js';
 import { hashCode } from '../../src/verification/code.js';
-import type { Verification } from '../../src/verification/schemas.js';
+import type { Verification } from '../helpers/api-types.js';
 import {
   type Client,
   client,
@@ -17,39 +16,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
-
-interface Problem {
-  status: number;
-  code: string;
-  detail: string;
-  errors?: { field: string; message: string }[];
-  reason?: string;
-}
-
-function assertProblem(
-  res: LightMyRequestResponse,
-  status: number,
-  code: string,
-  field?: string,
-  label = '',
-): Problem {
-  assert.equal(res.statusCode, status, `${label} ${res.body}`);
-  const problem = json<Problem>(res);
-  assert.equal(problem.code, code, res.body);
-  if (field !== undefined) {
-    assert.ok(
-      problem.errors?.some((e) => e.field === field),
-      `expected errors[] to name ${field}: ${res.body}`,
-    );
-  }
-  return problem;
-}
-
-async function sendOk(api: Client, body: Record<string, unknown>): Promise<Verification> {
-  const res = await api.send(body);
-  assert.equal(res.statusCode, 201, res.body);
-  return json<Verification>(res);
-}
+import { acmeApp, assertProblem, refusedCheck, sendOk } from '../helpers/verification.js';
 
 async function lastMessage(t: TestApp, phone: string) {
   const [message] = await listOutbox(t.services.store.db, { to: phone, limit: 1 });
@@ -119,6 +86,19 @@ describe('spec §4 send field table', () => {
     api = client(t.app, ws.key);
   });
   after(() => t.close());
+
+  /** A send to `phone` with each of `values` as `field`: 400 invalid_request naming the field. */
+  async function assertFieldRejected(field: string, values: unknown[], phone: string) {
+    for (const value of values) {
+      assertProblem(
+        await api.send({ phone, [field]: value }),
+        400,
+        'invalid_request',
+        field,
+        JSON.stringify(value),
+      );
+    }
+  }
 
   describe('row `phone` (required; E.164 or national with country)', () => {
     test('phone missing: 400 invalid_request naming phone', async () => {
@@ -256,60 +236,44 @@ describe('spec §4 send field table', () => {
     });
 
     test('empty or blank brand_name: 400', async () => {
-      for (const brand_name of ['', '   ']) {
-        assertProblem(
-          await api.send({ phone: '+61412345016', brand_name }),
-          400,
-          'invalid_request',
-          'brand_name',
-          JSON.stringify(brand_name),
-        );
-      }
+      await assertFieldRejected('brand_name', ['', '   '], '+61412345016');
     });
 
     test('line breaks and unprintable characters: 400', async () => {
-      for (const brand_name of [
-        'Acme\nBank',
-        'Acme\r\nBank',
-        'Acme\u2028Bank',
-        'Acme\u2029Bank',
-        'Acme\tBank',
-        'Acme\u0007',
-        'Acme\u200bBank',
-        'Acme\u202eBank',
-      ]) {
-        assertProblem(
-          await api.send({ phone: '+61412345016', brand_name }),
-          400,
-          'invalid_request',
-          'brand_name',
-          JSON.stringify(brand_name),
-        );
-      }
+      await assertFieldRejected(
+        'brand_name',
+        [
+          'Acme\nBank',
+          'Acme\r\nBank',
+          'Acme\u2028Bank',
+          'Acme\u2029Bank',
+          'Acme\tBank',
+          'Acme\u0007',
+          'Acme\u200bBank',
+          'Acme\u202eBank',
+        ],
+        '+61412345016',
+      );
     });
 
     test('URLs, domains and e-mail addresses: 400', async () => {
-      for (const brand_name of [
-        'https://acme.example',
-        'http://x',
-        'Visit acme.com',
-        'www.acme.com.au',
-        'acme.io',
-        'ACME.COM',
-        'bit.ly/abc',
-        'help@acme.com',
-        'verify-acme.app',
-        'acme.xyz',
-        'Acme.online',
-      ]) {
-        assertProblem(
-          await api.send({ phone: '+61412345016', brand_name }),
-          400,
-          'invalid_request',
-          'brand_name',
-          JSON.stringify(brand_name),
-        );
-      }
+      await assertFieldRejected(
+        'brand_name',
+        [
+          'https://acme.example',
+          'http://x',
+          'Visit acme.com',
+          'www.acme.com.au',
+          'acme.io',
+          'ACME.COM',
+          'bit.ly/abc',
+          'help@acme.com',
+          'verify-acme.app',
+          'acme.xyz',
+          'Acme.online',
+        ],
+        '+61412345016',
+      );
       // Nothing was sent for any rejected brand.
       assert.deepEqual(await listOutbox(t.services.store.db, { to: '+61412345016', limit: 5 }), []);
     });
@@ -333,15 +297,7 @@ describe('spec §4 send field table', () => {
     }
 
     test('code_length 3, 9, "6" and 6.5: 400 naming code_length', async () => {
-      for (const code_length of [3, 9, 0, -6, '6', 6.5, null]) {
-        assertProblem(
-          await api.send({ phone: '+61412345018', code_length }),
-          400,
-          'invalid_request',
-          'code_length',
-          JSON.stringify(code_length),
-        );
-      }
+      await assertFieldRejected('code_length', [3, 9, 0, -6, '6', 6.5, null], '+61412345018');
     });
   });
 
@@ -360,15 +316,7 @@ describe('spec §4 send field table', () => {
     });
 
     test('ttl_seconds 59, 901, "300" and 60.5: 400 naming ttl_seconds', async () => {
-      for (const ttl_seconds of [59, 901, '300', 60.5]) {
-        assertProblem(
-          await api.send({ phone: '+61412345022', ttl_seconds }),
-          400,
-          'invalid_request',
-          'ttl_seconds',
-          JSON.stringify(ttl_seconds),
-        );
-      }
+      await assertFieldRejected('ttl_seconds', [59, 901, '300', 60.5], '+61412345022');
     });
   });
 
@@ -383,15 +331,7 @@ describe('spec §4 send field table', () => {
     });
 
     test('max_attempts 0, 11, "5" and 2.5: 400 naming max_attempts', async () => {
-      for (const max_attempts of [0, 11, '5', 2.5]) {
-        assertProblem(
-          await api.send({ phone: '+61412345026', max_attempts }),
-          400,
-          'invalid_request',
-          'max_attempts',
-          JSON.stringify(max_attempts),
-        );
-      }
+      await assertFieldRejected('max_attempts', [0, 11, '5', 2.5], '+61412345026');
     });
   });
 
@@ -473,9 +413,7 @@ describe('spec §4 send rule 1: a new send supersedes the pending verification o
   let api: Client;
 
   before(async () => {
-    clock = fakeClock();
-    t = await createTestApp({ clock });
-    api = client(t.app, (await seedWorkspace(t.services)).key);
+    ({ t, clock, api } = await acmeApp());
   });
   after(() => t.close());
 
@@ -494,13 +432,7 @@ describe('spec §4 send rule 1: a new send supersedes the pending verification o
     // Even the old verification's own (correct) code no longer verifies anything.
     const res = await api.check({ verification_id: old.id, code: oldCode });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(json(res), {
-      id: old.id,
-      status: 'canceled',
-      verified: false,
-      attempts: 0,
-      attempts_remaining: 0,
-    });
+    assert.deepEqual(json(res), refusedCheck(old.id, 'canceled', 0));
     assert.equal(json<Verification>(await api.get(old.id)).attempts, 0);
 
     assert.equal(json<Verification>(await api.get(fresh.id)).status, 'pending');

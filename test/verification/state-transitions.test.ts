@@ -3,23 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { LATE_FAILURE_DELAY_MS } from '../../src/delivery/dev-provider.js';
-import type { Verification } from '../../src/verification/schemas.js';
-import {
-  type Client,
-  client,
-  codeFor,
-  createTestApp,
-  json,
-  seedWorkspace,
-  type TestApp,
-} from '../helpers/app.js';
-import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import type { Verification } from '../helpers/api-types.js';
+import { type Client, json, type TestApp } from '../helpers/app.js';
+import type { FakeClock } from '../helpers/clock.js';
+import { acmeApp, refusedCheck, verificationApi, wrongCode } from '../helpers/verification.js';
 
 type Status = Verification['status'];
-
-function wrongCode(code: string): string {
-  return [...code].map((d) => String((Number(d) + 1) % 10)).join('');
-}
 
 describe('spec §3 transition table', () => {
   let t: TestApp;
@@ -29,50 +18,33 @@ describe('spec §3 transition table', () => {
   /** A fresh AU mobile per verification, so no send limit is ever reached. */
   const nextPhone = () => `+614123480${String(++next).padStart(2, '0')}`;
 
-  async function fresh(body: Record<string, unknown> = {}, phone = nextPhone()) {
-    const res = await api.send({ phone, ...body });
-    assert.equal(res.statusCode, 201, res.body);
-    const v = json<Verification>(res);
-    return { v, phone, code: v.status === 'undelivered' ? '' : await codeFor(t.services, phone) };
-  }
-
-  async function read(id: string): Promise<Verification> {
-    const res = await api.get(id);
-    assert.equal(res.statusCode, 200, res.body);
-    return json<Verification>(res);
-  }
-
-  async function check(body: Record<string, unknown>) {
-    const res = await api.check(body);
-    assert.equal(res.statusCode, 200, res.body);
-    return json(res);
-  }
+  const { fresh, check, read } = verificationApi(() => ({ api, services: t.services }));
 
   /** A verification brought into a status through the API (and the fake clock). */
   async function inStatus(status: Status) {
     switch (status) {
       case 'pending':
-        return fresh();
+        return fresh(nextPhone());
       case 'verified': {
-        const f = await fresh();
+        const f = await fresh(nextPhone());
         await check({ verification_id: f.v.id, code: f.code });
         return f;
       }
       case 'expired': {
-        const f = await fresh({ ttl_seconds: 60 });
+        const f = await fresh(nextPhone(), { ttl_seconds: 60 });
         clock.advance(60_000);
         await read(f.v.id);
         return f;
       }
       case 'failed': {
-        const f = await fresh({ max_attempts: 1 });
+        const f = await fresh(nextPhone(), { max_attempts: 1 });
         await check({ verification_id: f.v.id, code: wrongCode(f.code) });
         return f;
       }
       case 'undelivered':
-        return fresh({}, '+61412340999');
+        return fresh('+61412340999');
       case 'canceled': {
-        const f = await fresh();
+        const f = await fresh(nextPhone());
         await api.cancel(f.v.id);
         return f;
       }
@@ -80,14 +52,12 @@ describe('spec §3 transition table', () => {
   }
 
   before(async () => {
-    clock = fakeClock();
-    t = await createTestApp({ clock });
-    api = client(t.app, (await seedWorkspace(t.services, { name: 'Acme' })).key);
+    ({ t, clock, api } = await acmeApp());
   });
   after(() => t.close());
 
   test('row 1: (none) --POST /v1/otp/send, valid request--> pending; attempts 0; expires_at set from ttl_seconds', async () => {
-    const { v } = await fresh({ ttl_seconds: 120 });
+    const { v } = await fresh(nextPhone(), { ttl_seconds: 120 });
     assert.equal(v.status, 'pending');
     assert.equal(v.attempts, 0);
     assert.equal(v.created_at, new Date(clock.now()).toISOString());
@@ -97,7 +67,7 @@ describe('spec §3 transition table', () => {
   });
 
   test('row 2: pending --POST /v1/otp/check, correct code--> verified; verified_at set', async () => {
-    const { v, code } = await fresh();
+    const { v, code } = await fresh(nextPhone());
     clock.advance(3_000);
     const r = await check({ verification_id: v.id, code });
     assert.equal(r.status, 'verified');
@@ -109,7 +79,7 @@ describe('spec §3 transition table', () => {
   });
 
   test('row 3: pending --POST /v1/otp/check, wrong code, attempts remain--> pending; attempts +1; attempts_remaining', async () => {
-    const { v, code } = await fresh({ max_attempts: 4 });
+    const { v, code } = await fresh(nextPhone(), { max_attempts: 4 });
     const r = await check({ verification_id: v.id, code: wrongCode(code) });
     assert.deepEqual(r, { id: v.id, status: 'pending', verified: false, attempts: 1, attempts_remaining: 3 });
     const stored = await read(v.id);
@@ -118,10 +88,10 @@ describe('spec §3 transition table', () => {
   });
 
   test('row 4: pending --POST /v1/otp/check, attempt budget spent--> failed', async () => {
-    const { v, code } = await fresh({ max_attempts: 2 });
+    const { v, code } = await fresh(nextPhone(), { max_attempts: 2 });
     await check({ verification_id: v.id, code: wrongCode(code) });
     const r = await check({ verification_id: v.id, code: wrongCode(code) });
-    assert.deepEqual(r, { id: v.id, status: 'failed', verified: false, attempts: 2, attempts_remaining: 0 });
+    assert.deepEqual(r, refusedCheck(v.id, 'failed', 2));
     const stored = await read(v.id);
     assert.equal(stored.status, 'failed');
     assert.equal(stored.attempts, 2);
@@ -129,7 +99,7 @@ describe('spec §3 transition table', () => {
   });
 
   test('row 5: pending --time, ttl_seconds elapsed--> expired', async () => {
-    const { v } = await fresh({ ttl_seconds: 60 });
+    const { v } = await fresh(nextPhone(), { ttl_seconds: 60 });
     clock.advance(59_999);
     assert.equal((await read(v.id)).status, 'pending');
     clock.advance(1);
@@ -138,7 +108,7 @@ describe('spec §3 transition table', () => {
 
   test('row 6: pending --delivery never succeeded--> undelivered; delivery carries the reason', async () => {
     // Rejected at hand-over (…0999): undelivered at once, in the send response itself.
-    const rejected = await fresh({}, '+61412340999');
+    const rejected = await fresh('+61412340999');
     assert.equal(rejected.v.status, 'undelivered');
     assert.equal(rejected.v.delivery.ok, false);
     assert.equal(rejected.v.delivery.error_code, 'destination_rejected');
@@ -146,7 +116,7 @@ describe('spec §3 transition table', () => {
     assert.equal((await read(rejected.v.id)).status, 'undelivered');
 
     // Handed over, then reported failed by the carrier (…0998): pending until the report, then undelivered.
-    const late = await fresh({}, '+61412340998');
+    const late = await fresh('+61412340998');
     assert.equal(late.v.status, 'pending');
     assert.equal(late.v.delivery.ok, true);
     clock.advance(LATE_FAILURE_DELAY_MS);
@@ -157,28 +127,19 @@ describe('spec §3 transition table', () => {
     assert.notEqual(stored.delivery.error_message, null);
     // Its code is no longer taken.
     const r = await check({ verification_id: late.v.id, code: late.code });
-    assert.deepEqual(r, {
-      id: late.v.id,
-      status: 'undelivered',
-      verified: false,
-      attempts: 0,
-      attempts_remaining: 0,
-    });
+    assert.deepEqual(r, refusedCheck(late.v.id, 'undelivered', 0));
   });
 
   test('row 7: pending --POST /v1/otp/send, new code for the same number--> canceled; old code dies at once; its id is dead', async () => {
-    const old = await fresh();
+    const old = await fresh(nextPhone());
     clock.advance(1_000);
-    const newer = await fresh({}, old.phone);
+    const newer = await fresh(old.phone);
     assert.equal(newer.v.status, 'pending');
     assert.equal((await read(old.v.id)).status, 'canceled');
-    assert.deepEqual(await check({ verification_id: old.v.id, code: old.code }), {
-      id: old.v.id,
-      status: 'canceled',
-      verified: false,
-      attempts: 0,
-      attempts_remaining: 0,
-    });
+    assert.deepEqual(
+      await check({ verification_id: old.v.id, code: old.code }),
+      refusedCheck(old.v.id, 'canceled', 0),
+    );
     // The old id stays dead: still canceled, nothing spent.
     const stored = await read(old.v.id);
     assert.equal(stored.status, 'canceled');
@@ -186,7 +147,7 @@ describe('spec §3 transition table', () => {
   });
 
   test('row 8: pending --POST /v1/otp/{id}/cancel, any--> canceled', async () => {
-    const { v, code } = await fresh();
+    const { v, code } = await fresh(nextPhone());
     await check({ verification_id: v.id, code: wrongCode(code) });
     const res = await api.cancel(v.id);
     assert.equal(res.statusCode, 200);
@@ -197,7 +158,7 @@ describe('spec §3 transition table', () => {
   });
 
   test('row 9: verified --POST /v1/otp/check, same verification again--> verified; same success returned; no attempt spent', async () => {
-    const { v, code } = await fresh();
+    const { v, code } = await fresh(nextPhone());
     const first = await check({ verification_id: v.id, code });
     clock.advance(30_000);
     assert.deepEqual(await check({ verification_id: v.id, code }), first);
@@ -230,33 +191,27 @@ describe('spec §3 statuses table', () => {
   let api: Client;
   let next = 0;
   const nextPhone = () => `+614123481${String(++next).padStart(2, '0')}`;
+  const { fresh } = verificationApi(() => ({ api, services: t.services }));
 
   before(async () => {
-    clock = fakeClock();
-    t = await createTestApp({ clock });
-    api = client(t.app, (await seedWorkspace(t.services, { name: 'Acme' })).key);
+    ({ t, clock, api } = await acmeApp());
   });
   after(() => t.close());
 
-  async function fresh(body: Record<string, unknown> = {}, phone = nextPhone()) {
-    const v = json<Verification>(await api.send({ phone, ...body }));
-    return { v, code: v.status === 'undelivered' ? '' : await codeFor(t.services, phone) };
-  }
-
   test('row pending: the only status that accepts a code', async () => {
-    const { v, code } = await fresh();
+    const { v, code } = await fresh(nextPhone());
     assert.equal(v.status, 'pending');
     assert.equal(json(await api.check({ verification_id: v.id, code })).verified, true);
   });
 
   test('rows verified, expired, failed, undelivered, canceled: every status except pending is terminal', async () => {
-    const verified = await fresh();
+    const verified = await fresh(nextPhone());
     await api.check({ verification_id: verified.v.id, code: verified.code });
-    const expired = await fresh({ ttl_seconds: 60 });
-    const failed = await fresh({ max_attempts: 1 });
+    const expired = await fresh(nextPhone(), { ttl_seconds: 60 });
+    const failed = await fresh(nextPhone(), { max_attempts: 1 });
     await api.check({ verification_id: failed.v.id, code: wrongCode(failed.code) });
-    const undelivered = await fresh({}, '+61412340999');
-    const canceled = await fresh();
+    const undelivered = await fresh('+61412340999');
+    const canceled = await fresh(nextPhone());
     await api.cancel(canceled.v.id);
     clock.advance(60_000);
 

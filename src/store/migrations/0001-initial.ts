@@ -22,6 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('country', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('seq', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('workspace_numbers_workspace_number', ['workspace_id', 'number'])
     .execute();
 
@@ -83,6 +84,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .where(sql.ref('status'), '=', sql.lit('pending'))
     .execute();
+  await db.schema.createIndex('verifications_created').on('verifications').column('created_at').execute();
   await db.schema
     .createIndex('verifications_status_expiry')
     .on('verifications')
@@ -127,6 +129,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['to_number', 'seq'])
     .execute();
   await db.schema.createIndex('outbox_messages_seq').on('outbox_messages').column('seq').execute();
+  await db.schema.createIndex('outbox_messages_created').on('outbox_messages').column('created_at').execute();
+  await db.schema.createIndex('phone_locks_touched').on('phone_locks').column('touched_at').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

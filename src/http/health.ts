@@ -1,0 +1,52 @@
+// Health for load balancers and orchestrators. /healthz: the process is alive (no database call, so a
+// database outage does not get healthy processes restarted). /readyz: the database answers and every
+// migration is applied, so traffic goes only where it can be served. Operator-facing: hidden from the public
+// API description.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../errors.js';
+import type { Store } from '../store/database.js';
+import { errorResponses } from './responses.js';
+
+export function healthRoutes(store: Store): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tags = ['Health'];
+    app.get(
+      '/healthz',
+      {
+        schema: {
+          summary: 'Liveness',
+          hide: true,
+          tags,
+          response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        },
+      },
+      async () => ({ status: 'ok' as const }),
+    );
+    app.get(
+      '/readyz',
+      {
+        schema: {
+          summary: 'Readiness: database reachable, migrations applied',
+          hide: true,
+          tags,
+          response: {
+            200: Type.Object({ status: Type.Literal('ready'), database: Type.String() }),
+            ...errorResponses(503),
+          },
+        },
+      },
+      async (request) => {
+        try {
+          await store.checkReady();
+        } catch (err) {
+          request.log.warn({ err }, 'not ready');
+          throw new AppError('unavailable', 'Not ready: the database is unreachable or not migrated.', {
+            retry_after: 2,
+          });
+        }
+        return { status: 'ready' as const, database: store.dialect };
+      },
+    );
+  };
+}

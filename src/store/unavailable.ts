@@ -1,0 +1,32 @@
+// Which database failures mean "unavailable, try again shortly" (503) rather than a bug (500): the
+// connection is refused, lost or timed out, the server is shutting down or overloaded, or a lock wait or
+// statement ran out of time.
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// PostgreSQL SQLSTATEs: class 08 connection exceptions, 53 insufficient resources, 57P0x shutdown and
+// cannot-connect-now, 57014 statement timeout, 55P03 lock timeout, 40001/40P01 serialisation and deadlock.
+const PG_STATES = /^(08|53)|^(57P01|57P02|57P03|57014|55P03|40001|40P01)$/;
+const PG_MESSAGES =
+  /connection terminated|timeout exceeded when trying to connect|connection error|Client has encountered a connection error|Query read timeout/i;
+const SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL']);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (NETWORK_CODES.has(code) || PG_STATES.test(code)) return true;
+    if (SQLITE_CODES.has(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_IOERR'))
+      return true;
+  }
+  if (PG_MESSAGES.test(error.message)) return true;
+  // AggregateError (connecting to several addresses) and wrapped causes.
+  const nested = [(error as { cause?: unknown }).cause, ...((error as { errors?: unknown[] }).errors ?? [])];
+  return nested.some((e) => e !== undefined && isDatabaseUnavailable(e));
+}
