@@ -67,7 +67,9 @@ function runSuite(store, files, tapFile) {
   );
   const tap = readFileSync(tapFile, 'utf8');
   const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
-  return { status: result.status ?? 1, pass: count('pass'), fail: count('fail'), skipped: count('skipped') };
+  // A test cancelled by a failed hook is a failure too.
+  const fail = count('fail') + count('cancelled');
+  return { status: result.status ?? 1, pass: count('pass'), fail, skipped: count('skipped') };
 }
 
 const filters = process.argv.slice(2);

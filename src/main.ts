@@ -22,6 +22,11 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       stream: options.json ? process.stderr : process.stdout,
     },
   });
+  if (store.dialect === 'postgres' && !config.secret) {
+    app.log.warn(
+      `PHONE_VERIFY_SECRET is not set: this process uses the secret in ${store.dataDir}. Every process sharing the database must use the same secret, or codes sent through one fail in another: set PHONE_VERIFY_SECRET.`,
+    );
+  }
   const stopSweeper = startSweeper(services, config.sweepIntervalMs, app.log);
 
   let closing = false;

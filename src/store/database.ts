@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseOptions } from '../config.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
@@ -28,6 +28,26 @@ export function parseDatabaseUrl(url: string): { dialect: Dialect; target: strin
   throw new Error('DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
 }
 
+/**
+ * Kysely takes no migration lock on SQLite (it assumes one process). Several processes may start on one file,
+ * so the migration run holds SQLite's write lock (BEGIN IMMEDIATE): the others wait (busy_timeout), then
+ * find nothing pending.
+ */
+class MigrationLockingSqliteAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`begin immediate`.execute(db);
+  }
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`commit`.execute(db);
+  }
+}
+
+class MigrationLockingSqliteDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new MigrationLockingSqliteAdapter();
+  }
+}
+
 function openSqlite(path: string): Kysely<Database> {
   const memory = path === ':memory:' || path === '';
   if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -37,7 +57,7 @@ function openSqlite(path: string): Kysely<Database> {
   // The CLI and the server share the file: wait for the other's write instead of failing.
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new MigrationLockingSqliteDialect({ database: sqlite }) });
 }
 
 // PostgreSQL bigint (epoch milliseconds) arrives as a string by default; every value here fits a double.
@@ -56,9 +76,14 @@ function openPostgres(url: string, options: DatabaseOptions): Kysely<Database> {
     query_timeout: (options.statementTimeoutMs ?? 10_000) + 2000,
     application_name: 'phone-verify',
   });
-  // An idle connection the server drops (restart, pg_terminate_backend) must not crash the process:
-  // the pool discards it and opens a new one on the next request.
+  // A connection the server drops (restart, failover, pg_terminate_backend) must not crash the process. Idle,
+  // the pool reports it here and discards it. Checked out by a request, the client emits 'error' while its
+  // query rejects: the query's rejection becomes the request's 503, and the pool discards the client when
+  // it is released, so the event itself needs only a listener.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

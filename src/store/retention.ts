@@ -1,6 +1,7 @@
 // Retention: finished verifications and outbox messages older than RETENTION_DAYS are deleted, with the
 // per-number locks and request counters that no longer matter. Batched, and on PostgreSQL each batch skips
 // rows another process is already deleting (FOR UPDATE SKIP LOCKED), so several sweepers share the work.
+import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Store } from './database.js';
 
@@ -23,37 +24,17 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
   const lock = <T extends { forUpdate(): T; skipLocked(): T }>(q: T): T =>
     store.dialect === 'postgres' ? q.forUpdate().skipLocked() : q;
 
-  async function pruneVerifications(cutoff: number): Promise<number> {
+  /** Deletes rows created before `cutoff` in batches; pending verifications are never deleted. */
+  async function deleteOld(table: 'verifications' | 'outbox_messages', cutoff: number): Promise<number> {
     let total = 0;
     for (let i = 0; i < MAX_BATCHES; i++) {
       const result = await db
-        .deleteFrom('verifications')
-        .where('id', 'in', (eb) =>
-          lock(
-            eb
-              .selectFrom('verifications')
-              .select('id')
-              .where('created_at', '<', cutoff)
-              .where('status', '!=', 'pending')
-              .limit(BATCH),
-          ),
-        )
-        .executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      total += n;
-      if (n < BATCH) break;
-    }
-    return total;
-  }
-
-  async function pruneOutbox(cutoff: number): Promise<number> {
-    let total = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const result = await db
-        .deleteFrom('outbox_messages')
-        .where('id', 'in', (eb) =>
-          lock(eb.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(BATCH)),
-        )
+        .deleteFrom(table)
+        .where('id', 'in', (eb) => {
+          let batch = eb.selectFrom(table).select('id').where('created_at', '<', cutoff).limit(BATCH);
+          if (table === 'verifications') batch = batch.where(sql.ref('status'), '!=', 'pending');
+          return lock(batch);
+        })
         .executeTakeFirst();
       const n = Number(result.numDeletedRows);
       total += n;
@@ -66,8 +47,8 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
     async prune(): Promise<PruneResult> {
       const now = clock.now();
       const cutoff = now - deps.retentionDays * DAY_MS;
-      const verifications = await pruneVerifications(cutoff);
-      const outbox = await pruneOutbox(cutoff);
+      const verifications = await deleteOld('verifications', cutoff);
+      const outbox = await deleteOld('outbox_messages', cutoff);
       // A number's lock row is touched by every send, so one older than the cutoff has no kept verification.
       const locks = await db.deleteFrom('phone_locks').where('touched_at', '<', cutoff).executeTakeFirst();
       const counters = await db
