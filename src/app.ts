@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { dashboard } from './dashboard/plugin.js';
 import { AppError } from './errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerProblemHandling } from './http/problem.js';
@@ -105,7 +106,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(services.store));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
+  await app.register(dashboard, {
+    prefix: '/dashboard',
+    services,
+    secureCookies: options.publicUrl?.startsWith('https://') ?? false,
+  });
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard'));
 
   return app;
 }

@@ -6,6 +6,7 @@ export const ERROR_CATALOGUE = {
   missing_api_key: { status: 401, title: 'Missing API key' },
   malformed_api_key: { status: 401, title: 'Malformed API key' },
   invalid_api_key: { status: 401, title: 'Invalid API key' },
+  invalid_credentials: { status: 401, title: 'Invalid credentials' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   not_found: { status: 404, title: 'Not found' },
   no_verification: { status: 404, title: 'No verification' },

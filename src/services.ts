@@ -1,5 +1,6 @@
 // The composition root: builds every service from the store, the clock and the secret. The HTTP app, the CLI
 // and the sweeper all take their services from here, so each rule lives in one place.
+import { type AccountService, createAccountService } from './accounts/service.js';
 import { type Clock, systemClock } from './clock.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
 import type { ProviderRouter } from './delivery/provider.js';
@@ -21,6 +22,7 @@ export interface Services {
   devProvider: DevProvider;
   requestLimiter: RequestLimiter;
   retention: Retention;
+  accounts: AccountService;
 }
 
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -53,5 +55,6 @@ export function createServices(deps: {
     clock,
     retentionDays: deps.retentionDays ?? DEFAULT_RETENTION_DAYS,
   });
-  return { store, clock, workspaces, keys, verifications, devProvider, requestLimiter, retention };
+  const accounts = createAccountService({ db, clock, workspaces });
+  return { store, clock, workspaces, keys, verifications, devProvider, requestLimiter, retention, accounts };
 }

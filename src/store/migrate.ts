@@ -2,9 +2,11 @@
 // several processes starting at once apply each migration exactly once.
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as initial from './migrations/0001-initial.js';
+import * as accounts from './migrations/0002-accounts-and-timeline.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-accounts-and-timeline': accounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

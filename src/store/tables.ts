@@ -64,6 +64,8 @@ export interface VerificationsTable {
   error_message: string | null;
   /** The send's ordinal among the number's sends in the workspace: "newest" without clock ties. */
   seq: number;
+  /** The destination's country (ISO code); null on rows written before it was kept. */
+  country: string | null;
 }
 
 export interface PhoneLocksTable {
@@ -98,6 +100,50 @@ export interface OutboxMessagesTable {
   seq: number;
 }
 
+export interface UsersTable {
+  id: string;
+  /** Lower-cased. */
+  email: string;
+  /** scrypt, self-describing (accounts/password.ts). */
+  password_hash: string;
+  created_at: number;
+}
+
+export interface MembershipsTable {
+  user_id: string;
+  workspace_id: string;
+  role: string;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session cookie's token; the token itself is never stored. */
+  token_hash: string;
+  user_id: string;
+  /** The workspace the session is looking at. */
+  workspace_id: string | null;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+}
+
+export interface SigninThrottleTable {
+  key: string;
+  window_start: number;
+  count: number;
+}
+
+export interface VerificationEventsTable {
+  id: string;
+  verification_id: string;
+  workspace_id: string;
+  /** created, handed_over, rejected, delivery_failed, attempt, verified, failed, expired, canceled, superseded */
+  kind: string;
+  detail: string | null;
+  at: number;
+  seq: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_numbers: WorkspaceNumbersTable;
@@ -106,4 +152,9 @@ export interface Database {
   phone_locks: PhoneLocksTable;
   request_counters: RequestCountersTable;
   outbox_messages: OutboxMessagesTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  signin_throttle: SigninThrottleTable;
+  verification_events: VerificationEventsTable;
 }

@@ -101,6 +101,7 @@ export function createVerificationService(deps: VerificationDeps) {
         id: newId('ver'),
         workspace_id: ws.id,
         phone: destination.e164,
+        country: destination.country,
         channel,
         status: 'pending',
         code_hash: '',

@@ -1,0 +1,90 @@
+// SQL for users, memberships, sessions and sign-in throttling. Functions take the database (or a transaction) first.
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { SessionsTable, UsersTable } from '../store/tables.js';
+
+export type UserRow = UsersTable;
+export type SessionRow = SessionsTable;
+
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function findUser(db: Db, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertUser(db: Db, row: UserRow): Promise<void> {
+  await db.insertInto('users').values(row).execute();
+}
+
+export async function addMembership(db: Db, userId: string, workspaceId: string, now: number): Promise<void> {
+  await db
+    .insertInto('memberships')
+    .values({ user_id: userId, workspace_id: workspaceId, role: 'owner', created_at: now })
+    .onConflict((oc) => oc.columns(['user_id', 'workspace_id']).doNothing())
+    .execute();
+}
+
+/** The user's workspaces, oldest membership first. */
+export function listUserWorkspaces(db: Db, userId: string): Promise<{ id: string; name: string }[]> {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('workspaces', 'workspaces.id', 'memberships.workspace_id')
+    .select(['workspaces.id', 'workspaces.name'])
+    .where('memberships.user_id', '=', userId)
+    .orderBy('memberships.created_at')
+    .orderBy('workspaces.id')
+    .execute();
+}
+
+export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+export function findSession(db: Db, tokenHash: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
+  await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+}
+
+export async function updateSession(
+  db: Db,
+  tokenHash: string,
+  changes: Partial<Pick<SessionRow, 'workspace_id' | 'last_seen_at'>>,
+): Promise<void> {
+  await db.updateTable('sessions').set(changes).where('token_hash', '=', tokenHash).execute();
+}
+
+/** Counts one failure for `key` in its window and returns the window's total, atomically. */
+export async function countFailure(db: Db, key: string, windowStart: number): Promise<number> {
+  const row = await db
+    .insertInto('signin_throttle')
+    .values({ key, window_start: windowStart, count: 1 })
+    .onConflict((oc) =>
+      oc.columns(['key', 'window_start']).doUpdateSet({ count: sql<number>`signin_throttle.count + 1` }),
+    )
+    .returning('count')
+    .executeTakeFirstOrThrow();
+  return row.count;
+}
+
+export async function failuresIn(db: Db, key: string, windowStart: number): Promise<number> {
+  const row = await db
+    .selectFrom('signin_throttle')
+    .select('count')
+    .where('key', '=', key)
+    .where('window_start', '=', windowStart)
+    .executeTakeFirst();
+  return row?.count ?? 0;
+}

@@ -1,0 +1,196 @@
+// Dashboard accounts: first-run set-up, accounts (also from the CLI), sign-in with throttling, sessions.
+// A session is a random token in an HttpOnly cookie; only its hash is stored, and it grants the dashboard
+// alone (the API takes API keys only).
+import { createHash, randomBytes } from 'node:crypto';
+import { type Clock, toTimestamp } from '../clock.js';
+import { AppError, invalidField } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Db } from '../store/database.js';
+import type { WorkspaceService } from '../workspaces/service.js';
+import { DECOY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.js';
+import * as repo from './repository.js';
+
+export const SESSION_TTL_MS = 7 * 86_400_000;
+export const SIGNIN_WINDOW_MS = 15 * 60_000;
+export const MAX_FAILURES_PER_EMAIL = 5;
+export const MAX_FAILURES_PER_ADDRESS = 30;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface AccountView {
+  id: string;
+  email: string;
+  created_at: string;
+  workspaces: { id: string; name: string }[];
+}
+
+export interface SessionContext {
+  tokenHash: string;
+  user: { id: string; email: string };
+  workspaces: { id: string; name: string }[];
+  /** The workspace being looked at: the session's choice, else the first. Undefined with no workspace. */
+  workspace: { id: string; name: string } | undefined;
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+function normaliseEmail(email: string): string {
+  const e = email.trim().toLowerCase();
+  if (e.length > 254 || !EMAIL.test(e)) throw invalidField('email', 'must be an e-mail address');
+  return e;
+}
+
+function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN)
+    throw invalidField('password', `must be at least ${PASSWORD_MIN} characters`);
+  if (password.length > PASSWORD_MAX)
+    throw invalidField('password', `must be at most ${PASSWORD_MAX} characters`);
+}
+
+export function createAccountService(deps: { db: Db; clock: Clock; workspaces: WorkspaceService }) {
+  const { db, clock, workspaces } = deps;
+
+  async function present(user: repo.UserRow): Promise<AccountView> {
+    return {
+      id: user.id,
+      email: user.email,
+      created_at: toTimestamp(user.created_at),
+      workspaces: await repo.listUserWorkspaces(db, user.id),
+    };
+  }
+
+  async function insertAccount(tx: Db, email: string, passwordHash: string): Promise<repo.UserRow> {
+    if (await repo.findUserByEmail(tx, email))
+      throw new AppError('conflict', `An account for ${email} exists already.`);
+    const user = { id: newId('usr'), email, password_hash: passwordHash, created_at: clock.now() };
+    await repo.insertUser(tx, user);
+    return user;
+  }
+
+  async function startSession(userId: string, workspaceId: string | null): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    const now = clock.now();
+    await repo.insertSession(db, {
+      token_hash: hashToken(token),
+      user_id: userId,
+      workspace_id: workspaceId,
+      created_at: now,
+      expires_at: now + SESSION_TTL_MS,
+      last_seen_at: now,
+    });
+    return token;
+  }
+
+  return {
+    async needsSetup(): Promise<boolean> {
+      return (await repo.countUsers(db)) === 0;
+    },
+
+    /** First run: the first account and its workspace, and a session. Refused once any account exists. */
+    async setup(input: {
+      email: string;
+      password: string;
+      workspaceName: string;
+    }): Promise<{ token: string }> {
+      const email = normaliseEmail(input.email);
+      checkPassword(input.password);
+      if (!(await this.needsSetup())) throw new AppError('conflict', 'Set-up is done already: sign in.');
+      const passwordHash = await hashPassword(input.password);
+      const workspace = await workspaces.createWorkspace({ name: input.workspaceName });
+      const user = await db.transaction().execute(async (tx) => {
+        if ((await repo.countUsers(tx)) > 0)
+          throw new AppError('conflict', 'Set-up is done already: sign in.');
+        const created = await insertAccount(tx, email, passwordHash);
+        await repo.addMembership(tx, created.id, workspace.id, clock.now());
+        return created;
+      });
+      return { token: await startSession(user.id, workspace.id) };
+    },
+
+    /** An account (the CLI's `account create`), optionally a member of workspaces. */
+    async createAccount(input: {
+      email: string;
+      password: string;
+      workspaceIds?: string[];
+    }): Promise<AccountView> {
+      const email = normaliseEmail(input.email);
+      checkPassword(input.password);
+      for (const id of input.workspaceIds ?? []) await workspaces.requireWorkspace(id);
+      const passwordHash = await hashPassword(input.password);
+      const user = await db.transaction().execute(async (tx) => {
+        const created = await insertAccount(tx, email, passwordHash);
+        for (const id of input.workspaceIds ?? []) await repo.addMembership(tx, created.id, id, clock.now());
+        return created;
+      });
+      return present(user);
+    },
+
+    async addToWorkspace(email: string, workspaceId: string): Promise<AccountView> {
+      await workspaces.requireWorkspace(workspaceId);
+      const user = await repo.findUserByEmail(db, normaliseEmail(email));
+      if (!user) throw new AppError('not_found', `No account for ${email}.`);
+      await repo.addMembership(db, user.id, workspaceId, clock.now());
+      return present(user);
+    },
+
+    /**
+     * Signs in, or refuses with one message for an unknown e-mail and a wrong password (same work either way).
+     * Failures are counted per e-mail and per client address; past the limit, sign-in is refused for the window.
+     */
+    async signIn(input: { email: string; password: string; address: string }): Promise<{ token: string }> {
+      const email = input.email.trim().toLowerCase();
+      const now = clock.now();
+      const windowStart = now - (now % SIGNIN_WINDOW_MS);
+      const retryAfter = Math.ceil((windowStart + SIGNIN_WINDOW_MS - now) / 1000);
+      const keys = [`email:${email}`, `address:${input.address}`] as const;
+      const throttled = () =>
+        new AppError('rate_limited', 'Too many failed sign-ins. Wait a few minutes and try again.', {
+          retry_after: retryAfter,
+        });
+      if (
+        (await repo.failuresIn(db, keys[0], windowStart)) >= MAX_FAILURES_PER_EMAIL ||
+        (await repo.failuresIn(db, keys[1], windowStart)) >= MAX_FAILURES_PER_ADDRESS
+      ) {
+        throw throttled();
+      }
+      const user = await repo.findUserByEmail(db, email);
+      const ok = await verifyPassword(input.password, user?.password_hash ?? (await DECOY_HASH));
+      if (!user || !ok) {
+        for (const key of keys) await repo.countFailure(db, key, windowStart);
+        throw new AppError('invalid_credentials', 'The e-mail address or the password is wrong.');
+      }
+      const first = (await repo.listUserWorkspaces(db, user.id))[0];
+      return { token: await startSession(user.id, first?.id ?? null) };
+    },
+
+    async resolveSession(token: string | undefined): Promise<SessionContext | undefined> {
+      if (!token || token.length > 100) return undefined;
+      const tokenHash = hashToken(token);
+      const session = await repo.findSession(db, tokenHash);
+      const now = clock.now();
+      if (!session || session.expires_at <= now) return undefined;
+      const user = await repo.findUser(db, session.user_id);
+      if (!user) return undefined;
+      if (now - session.last_seen_at > 60_000) await repo.updateSession(db, tokenHash, { last_seen_at: now });
+      const list = await repo.listUserWorkspaces(db, user.id);
+      return {
+        tokenHash,
+        user: { id: user.id, email: user.email },
+        workspaces: list,
+        workspace: list.find((w) => w.id === session.workspace_id) ?? list[0],
+      };
+    },
+
+    async selectWorkspace(session: SessionContext, workspaceId: string): Promise<void> {
+      // A user sees only their workspaces: a foreign id is answered like an unknown one.
+      if (!session.workspaces.some((w) => w.id === workspaceId))
+        throw new AppError('not_found', 'No such workspace.');
+      await repo.updateSession(db, session.tokenHash, { workspace_id: workspaceId });
+    },
+
+    async signOut(session: SessionContext): Promise<void> {
+      await repo.deleteSession(db, session.tokenHash);
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,123 @@
+// The page frame every dashboard page shares: header, navigation, workspace switcher, sign-out, flash message.
+// hono/jsx escapes every interpolated value, so pages never build HTML by string concatenation.
+import type { Child, FC } from 'hono/jsx';
+import type { SessionContext } from '../accounts/service.js';
+
+export const BASE = '/dashboard';
+
+export interface PageContext {
+  session: SessionContext | undefined;
+  csrf: string;
+  /** The path of the page, to mark the current navigation entry. */
+  path: string;
+  flash?: { kind: 'ok' | 'error'; text: string };
+}
+
+const NAV = [
+  { href: `${BASE}`, label: 'Overview' },
+  { href: `${BASE}/verifications`, label: 'Verifications' },
+  { href: `${BASE}/inbox`, label: 'Inbox' },
+  { href: `${BASE}/settings`, label: 'Workspace' },
+  { href: `${BASE}/settings/security/api-keys`, label: 'API keys' },
+];
+
+/** A hidden CSRF field: every form that changes something carries one. */
+export const Csrf: FC<{ token: string }> = ({ token }) => <input type="hidden" name="_csrf" value={token} />;
+
+const Header: FC<{ ctx: PageContext }> = ({ ctx }) => {
+  const session = ctx.session;
+  return (
+    <header class="container">
+      <nav aria-label="Main">
+        <ul>
+          <li>
+            <a href={BASE} class="brand">
+              <strong>phone-verify</strong>
+            </a>
+          </li>
+        </ul>
+        {session && (
+          <ul class="nav-links">
+            {NAV.map((item) => {
+              const current = item.href === BASE ? ctx.path === BASE : ctx.path.startsWith(item.href);
+              return (
+                <li>
+                  <a href={item.href} aria-current={current ? 'page' : undefined}>
+                    {item.label}
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {session && (
+          <ul class="nav-account">
+            {session.workspaces.length > 1 && session.workspace && (
+              <li>
+                <form method="post" action={`${BASE}/workspace`} class="inline-form">
+                  <Csrf token={ctx.csrf} />
+                  <label class="visually-hidden" for="workspace-switch">
+                    Workspace
+                  </label>
+                  <select id="workspace-switch" name="workspace_id" data-autosubmit>
+                    {session.workspaces.map((w) => (
+                      <option value={w.id} selected={w.id === session.workspace?.id}>
+                        {w.name}
+                      </option>
+                    ))}
+                  </select>
+                  <noscript>
+                    <button type="submit">Switch</button>
+                  </noscript>
+                </form>
+              </li>
+            )}
+            <li class="muted small">{session.user.email}</li>
+            <li>
+              <form method="post" action={`${BASE}/signout`} class="inline-form">
+                <Csrf token={ctx.csrf} />
+                <button type="submit" class="secondary outline small-button">
+                  Sign out
+                </button>
+              </form>
+            </li>
+          </ul>
+        )}
+      </nav>
+    </header>
+  );
+};
+
+export const Layout: FC<{ ctx: PageContext; title: string; children?: Child }> = ({
+  ctx,
+  title,
+  children,
+}) => (
+  <html lang="en" data-theme="light">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>{`${title} · phone-verify`}</title>
+      <link rel="stylesheet" href={`${BASE}/assets/pico.min.css`} />
+      <link rel="stylesheet" href={`${BASE}/assets/dashboard.css`} />
+      <script src={`${BASE}/assets/dashboard.js`} defer />
+    </head>
+    <body>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Header ctx={ctx} />
+      <main class="container" id="main">
+        {ctx.flash && (
+          <p class={`flash flash-${ctx.flash.kind}`} role={ctx.flash.kind === 'error' ? 'alert' : 'status'}>
+            {ctx.flash.text}
+          </p>
+        )}
+        {children}
+      </main>
+      <footer class="container muted small">
+        <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI</a>
+      </footer>
+    </body>
+  </html>
+);

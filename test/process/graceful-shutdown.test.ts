@@ -1,0 +1,71 @@
+// Graceful shutdown (scale-out issue, item 6): on SIGTERM the process stops accepting connections, finishes
+// the request in flight (it is answered in full and its work committed), closes its pool and exits 0.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { after, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cliSuiteEnv, seedWithCli } from '../helpers/cli-setup.js';
+import { cliJson, type ServerProcess, startServer } from '../helpers/process.js';
+
+const servers: ServerProcess[] = [];
+after(async () => {
+  for (const server of servers) await server.stop('SIGKILL');
+});
+
+test('SIGTERM: no new connections, the in-flight request completes (201, committed), exit code 0', async () => {
+  const { env } = cliSuiteEnv();
+  const { key } = seedWithCli(env);
+  const server = await startServer({ ...env, LOG_LEVEL: 'info' });
+  servers.push(server);
+  let log = '';
+  server.child.stderr?.on('data', (d) => {
+    log += d;
+  });
+
+  // A send whose body arrives in two parts: the request is in flight while the signal comes.
+  const body = JSON.stringify({ phone: '+61412399001', channel: 'sms' });
+  const url = new URL('/v1/otp/send', server.url);
+  const req = request(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    },
+  });
+  const response = once(req, 'response');
+  req.write(body.slice(0, 10));
+  // Wait until the server has taken the request (its log says so), bounded.
+  for (let i = 0; i < 200 && !log.includes('/v1/otp/send'); i++) await sleep(25);
+  assert.ok(log.includes('/v1/otp/send'), 'the server received the request');
+
+  const exited = once(server.child, 'exit');
+  server.child.kill('SIGTERM');
+  // New connections are refused once the listener is closed (bounded wait for the close to begin).
+  let refused = false;
+  for (let i = 0; i < 200 && !refused; i++) {
+    refused = await fetch(`${server.url}/healthz`).then(
+      () => false,
+      () => true,
+    );
+    if (!refused) await sleep(25);
+  }
+  assert.ok(refused, 'a new connection is refused during shutdown');
+
+  req.end(body.slice(10));
+  const [res] = (await response) as [import('node:http').IncomingMessage];
+  let text = '';
+  for await (const chunk of res) text += chunk;
+  assert.equal(res.statusCode, 201, text);
+  const sent = JSON.parse(text) as { id: string; status: string };
+  assert.equal(sent.status, 'pending');
+
+  const [code, signal] = await exited;
+  assert.equal(signal, null);
+  assert.equal(code, 0);
+
+  // The in-flight request's work was committed: the message is in the outbox.
+  const outbox = cliJson<{ verification_id: string }[]>(['outbox', '--to', '+61412399001'], env);
+  assert.equal(outbox[0]?.verification_id, sent.id);
+});
