@@ -36,6 +36,11 @@ document.addEventListener('DOMContentLoaded', () => {
     const refresh = async () => {
       try {
         const response = await fetch(url, { headers: { accept: 'text/html' }, credentials: 'same-origin' });
+        // Signed out meanwhile: the request was redirected to the sign-in page; reload to show it whole.
+        if (response.redirected) {
+          window.location.reload();
+          return;
+        }
         if (response.ok) {
           const html = await response.text();
           if (html !== region.innerHTML) region.innerHTML = html;

@@ -95,13 +95,14 @@ export function createAccountService(deps: { db: Db; clock: Clock; workspaces: W
       checkPassword(input.password);
       if (!(await this.needsSetup())) throw new AppError('conflict', 'Set-up is done already: sign in.');
       const passwordHash = await hashPassword(input.password);
-      const workspace = await workspaces.createWorkspace({ name: input.workspaceName });
-      const user = await db.transaction().execute(async (tx) => {
+      // The account, its workspace and the membership appear together or not at all (two racing set-ups).
+      const { user, workspace } = await db.transaction().execute(async (tx) => {
         if ((await repo.countUsers(tx)) > 0)
           throw new AppError('conflict', 'Set-up is done already: sign in.');
+        const ws = await workspaces.createWorkspace({ name: input.workspaceName }, tx);
         const created = await insertAccount(tx, email, passwordHash);
-        await repo.addMembership(tx, created.id, workspace.id, clock.now());
-        return created;
+        await repo.addMembership(tx, created.id, ws.id, clock.now());
+        return { user: created, workspace: ws };
       });
       return { token: await startSession(user.id, workspace.id) };
     },

@@ -1,4 +1,6 @@
 // The operator commands of docs/operator-interface.md. Each calls the same services as the HTTP routes.
+
+import type { AccountView } from '../accounts/service.js';
 import { listOutbox } from '../delivery/outbox.js';
 import type { Services } from '../services.js';
 import { printRecord, printTable, UsageError } from './output.js';
@@ -32,6 +34,36 @@ function wholeNumber(values: Values, name: string): number | undefined {
 }
 
 const str = { type: 'string' } as const;
+
+/** The whole of standard input, less one trailing line break (what `echo` or a here-string adds). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+/** The password of `account create`: from stdin (kept out of the process list) or --password, never both. */
+async function passwordOf(values: Values): Promise<string> {
+  const inline = optional(values, 'password');
+  if (values['password-stdin'] === true) {
+    if (inline !== undefined) throw new UsageError('give --password-stdin or --password, not both');
+    const password = await readStdin();
+    if (password === '') throw new UsageError('--password-stdin: standard input held no password');
+    return password;
+  }
+  if (inline === undefined) throw new UsageError('--password-stdin (or --password) is required');
+  return inline;
+}
+
+function printAccount(result: unknown): void {
+  const account = result as AccountView;
+  printRecord({
+    ...account,
+    workspaces: account.workspaces.map((w) => `${w.id} (${w.name})`).join(', ') || '-',
+  });
+}
 
 export const COMMANDS: Record<string, Command> = {
   'workspace create': {
@@ -124,6 +156,25 @@ export const COMMANDS: Record<string, Command> = {
         'expires_at',
         'last_used_at',
       ]),
+  },
+  'account create': {
+    usage: 'account create --email EMAIL [--password-stdin | --password PASSWORD] [--workspace WS_ID]',
+    options: { email: str, password: str, 'password-stdin': { type: 'boolean' }, workspace: str },
+    run: async (s, v) => {
+      const workspace = optional(v, 'workspace');
+      return s.accounts.createAccount({
+        email: required(v, 'email'),
+        password: await passwordOf(v),
+        workspaceIds: workspace === undefined ? [] : [workspace],
+      });
+    },
+    print: printAccount,
+  },
+  'account add': {
+    usage: 'account add --email EMAIL --workspace WS_ID',
+    options: { email: str, workspace: str },
+    run: (s, v) => s.accounts.addToWorkspace(required(v, 'email'), required(v, 'workspace')),
+    print: printAccount,
   },
   outbox: {
     usage: 'outbox [--to PHONE] [--limit N]',

@@ -24,8 +24,15 @@ const NAV = [
 /** A hidden CSRF field: every form that changes something carries one. */
 export const Csrf: FC<{ token: string }> = ({ token }) => <input type="hidden" name="_csrf" value={token} />;
 
+/** The navigation entry of a path: the longest link it lies under (API keys lies under Workspace too). */
+function currentNav(path: string): string | undefined {
+  const under = NAV.filter((item) => path === item.href || path.startsWith(`${item.href}/`));
+  return under.sort((a, b) => b.href.length - a.href.length)[0]?.href;
+}
+
 const Header: FC<{ ctx: PageContext }> = ({ ctx }) => {
   const session = ctx.session;
+  const current = currentNav(ctx.path);
   return (
     <header class="container">
       <nav aria-label="Main">
@@ -38,16 +45,13 @@ const Header: FC<{ ctx: PageContext }> = ({ ctx }) => {
         </ul>
         {session && (
           <ul class="nav-links">
-            {NAV.map((item) => {
-              const current = item.href === BASE ? ctx.path === BASE : ctx.path.startsWith(item.href);
-              return (
-                <li>
-                  <a href={item.href} aria-current={current ? 'page' : undefined}>
-                    {item.label}
-                  </a>
-                </li>
-              );
-            })}
+            {NAV.map((item) => (
+              <li>
+                <a href={item.href} aria-current={item.href === current ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
           </ul>
         )}
         {session && (

@@ -42,7 +42,11 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
-  await app.register(fastifyCookie);
+  // Defaults for every cookie set or cleared here (session, CSRF secret, flash): clearing one must repeat
+  // the attributes it was set with, or a browser may keep the Secure original.
+  await app.register(fastifyCookie, {
+    parseOptions: { path: BASE, httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
+  });
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await app.register(fastifyCsrf, {
     cookieKey: 'pv_csrf',

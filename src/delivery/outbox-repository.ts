@@ -8,9 +8,24 @@ export async function insertMessage(db: Db, row: OutboxRow): Promise<void> {
   await db.insertInto('outbox_messages').values(row).execute();
 }
 
-export function listMessages(db: Db, filter: { to?: string; limit: number }): Promise<OutboxRow[]> {
+export interface OutboxFilter {
+  /** Only this workspace's messages (the dashboard's inbox); every workspace when absent (the CLI). */
+  workspaceId?: string;
+  /** Exactly this destination (E.164). */
+  to?: string;
+  /** Destinations containing these digits: the inbox's search box, which takes part of a number. */
+  toDigits?: string;
+  limit: number;
+}
+
+export function listMessages(db: Db, filter: OutboxFilter): Promise<OutboxRow[]> {
   let query = db.selectFrom('outbox_messages').selectAll();
+  if (filter.workspaceId) query = query.where('workspace_id', '=', filter.workspaceId);
   if (filter.to) query = query.where('to_number', '=', filter.to);
+  // Digits only, so the pattern holds no LIKE wildcards of the user's.
+  if (filter.toDigits && /^\d+$/.test(filter.toDigits)) {
+    query = query.where('to_number', 'like', `%${filter.toDigits}%`);
+  }
   return query.orderBy('seq', 'desc').limit(filter.limit).execute();
 }
 

@@ -1,4 +1,4 @@
-// Reading the development outbox: the `outbox` command (and later the dashboard's inbox).
+// Reading the development outbox: the `outbox` command (every workspace) and the dashboard's inbox (one).
 import { toTimestamp } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/database.js';
@@ -20,14 +20,19 @@ export const OUTBOX_MAX_LIMIT = 1000;
 
 export async function listOutbox(
   db: Db,
-  filter: { to?: string; limit?: number },
+  filter: { to?: string; toDigits?: string; workspaceId?: string; limit?: number },
 ): Promise<OutboxMessageView[]> {
   const limit = filter.limit ?? OUTBOX_DEFAULT_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > OUTBOX_MAX_LIMIT) {
     throw new AppError('invalid_request', `--limit must be a whole number from 1 to ${OUTBOX_MAX_LIMIT}.`);
   }
   const to = filter.to === undefined ? undefined : parsePhone(filter.to, undefined).e164;
-  const rows = await outbox.listMessages(db, { to, limit });
+  const rows = await outbox.listMessages(db, {
+    to,
+    toDigits: filter.toDigits,
+    workspaceId: filter.workspaceId,
+    limit,
+  });
   return rows.map((r) => ({
     id: r.id,
     verification_id: r.verification_id,

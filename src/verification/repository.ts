@@ -77,14 +77,24 @@ export async function sendTimesSince(
   return rows.map((r) => r.created_at);
 }
 
-/** Supersede: the number's pending code dies (or is recorded expired, if its time had already run out). */
-export async function supersedePending(
+export interface SupersededRow {
+  id: string;
+  /** canceled, or expired where its time had already run out. */
+  status: string;
+  expires_at: number;
+}
+
+/**
+ * Supersede: the number's pending code dies (or is recorded expired, if its time had already run out).
+ * Returns the rows it changed, so each gets its timeline event.
+ */
+export function supersedePending(
   db: Db,
   workspaceId: string,
   phone: string,
   now: number,
-): Promise<void> {
-  await db
+): Promise<SupersededRow[]> {
+  return db
     .updateTable('verifications')
     .set({
       status: sql<string>`CASE WHEN expires_at <= ${now} THEN 'expired' ELSE 'canceled' END`,
@@ -93,29 +103,41 @@ export async function supersedePending(
     .where('workspace_id', '=', workspaceId)
     .where('phone', '=', phone)
     .where('status', '=', 'pending')
+    .returning(['id', 'status', 'expires_at'])
     .execute();
 }
 
-/** Persists expiry of one verification if it is due; a no-op otherwise. */
-export async function expireIfDue(db: Db, id: string, now: number): Promise<void> {
-  await db
+/**
+ * Persists expiry of one verification if it is due; a no-op otherwise. True only for the caller whose
+ * statement changed the row: of several racing readers exactly one records the expiry.
+ */
+export async function expireIfDue(db: Db, id: string, now: number): Promise<boolean> {
+  const changed = await db
     .updateTable('verifications')
     .set({ status: 'expired', updated_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now)
-    .execute();
+    .returning('id')
+    .executeTakeFirst();
+  return changed !== undefined;
 }
 
-/** The sweeper's bulk expiry. Idempotent, so several processes may run it at once. */
-export async function expireAllDue(db: Db, now: number): Promise<number> {
-  const result = await db
+/**
+ * The sweeper's bulk expiry. Idempotent, so several processes may run it at once; each row comes back to the
+ * one process whose statement changed it.
+ */
+export function expireAllDue(
+  db: Db,
+  now: number,
+): Promise<{ id: string; workspace_id: string; expires_at: number }[]> {
+  return db
     .updateTable('verifications')
     .set({ status: 'expired', updated_at: now })
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning(['id', 'workspace_id', 'expires_at'])
+    .execute();
 }
 
 /**
@@ -147,15 +169,17 @@ export function spendAttempt(
     .executeTakeFirst();
 }
 
-/** Cancels a pending, unexpired verification; finished ones are left as they are (idempotent). */
-export async function cancelPending(db: Db, id: string, now: number): Promise<void> {
-  await db
+/** Cancels a pending, unexpired verification; finished ones are left as they are (idempotent). True if it did. */
+export async function cancelPending(db: Db, id: string, now: number): Promise<boolean> {
+  const changed = await db
     .updateTable('verifications')
     .set({ status: 'canceled', updated_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('expires_at', '>', now)
-    .execute();
+    .returning('id')
+    .executeTakeFirst();
+  return changed !== undefined;
 }
 
 export interface DeliveryOutcome {
@@ -190,14 +214,17 @@ export async function recordHandOver(
     .execute();
 }
 
-/** A delivery failure reported after hand-over: kept for diagnostics; a pending verification becomes undelivered. */
-export async function recordDeliveryFailure(
+/**
+ * A delivery failure reported after hand-over: kept for diagnostics; a pending verification becomes undelivered.
+ * Returns the verification's workspace and status after the report; undefined when it no longer exists.
+ */
+export function recordDeliveryFailure(
   db: Db,
   id: string,
   failure: { errorCode: string; errorMessage: string },
   now: number,
-): Promise<void> {
-  await db
+): Promise<{ workspace_id: string; status: string } | undefined> {
+  return db
     .updateTable('verifications')
     .set({
       error_code: failure.errorCode,
@@ -206,5 +233,6 @@ export async function recordDeliveryFailure(
       updated_at: now,
     })
     .where('id', '=', id)
-    .execute();
+    .returning(['workspace_id', 'status'])
+    .executeTakeFirst();
 }

@@ -14,11 +14,25 @@ import { type Country, parsePhone, SUPPORTED_COUNTRIES } from '../workspaces/pho
 import { listNumbers } from '../workspaces/repository.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
+import {
+  attemptEvents,
+  createTimeline,
+  expiredEvent,
+  listEvents,
+  supersedeEvents,
+  type TimelineEvent,
+} from './events.js';
 import { presentCheck, presentVerification } from './present.js';
 import * as repo from './repository.js';
 import type { CheckBody, CheckResult, SendBody, Verification } from './schemas.js';
 
 export const METADATA_MAX_BYTES = 4096;
+
+/** A verification as the dashboard shows it: every stored field but the code hash, and its timeline. */
+export interface VerificationRecord {
+  verification: Omit<repo.VerificationRow, 'code_hash'>;
+  events: TimelineEvent[];
+}
 
 export interface VerificationDeps {
   db: Db;
@@ -26,6 +40,8 @@ export interface VerificationDeps {
   codeKey: Buffer;
   providers: ProviderRouter;
   workspaces: WorkspaceService;
+  /** Where a timeline event that could not be written is reported (default: a process warning). */
+  warn?: (err: unknown) => void;
 }
 
 /** JSON of the caller's metadata; undefined when it nests too deeply to serialise (never a 500 for input). */
@@ -43,6 +59,7 @@ function allowedCountries(json: string | null): readonly Country[] {
 
 export function createVerificationService(deps: VerificationDeps) {
   const { db, clock, codeKey, providers, workspaces } = deps;
+  const timeline = createTimeline({ db, clock, warn: deps.warn });
 
   async function requireVerification(workspaceId: string, id: string): Promise<repo.VerificationRow> {
     const row = await repo.findVerification(db, workspaceId, id);
@@ -54,7 +71,7 @@ export function createVerificationService(deps: VerificationDeps) {
   /** Expiry is enforced at every read: a pending verification at or past expires_at is stored as expired. */
   async function settled(row: repo.VerificationRow): Promise<repo.VerificationRow> {
     if (row.status !== 'pending' || row.expires_at > clock.now()) return row;
-    await repo.expireIfDue(db, row.id, clock.now());
+    if (await repo.expireIfDue(db, row.id, clock.now())) await timeline.recordAfter([expiredEvent(row)]);
     return requireVerification(row.workspace_id, row.id);
   }
 
@@ -129,8 +146,18 @@ export function createVerificationService(deps: VerificationDeps) {
       await db.transaction().execute(async (tx) => {
         row.seq = await repo.lockPhone(tx, ws.id, destination.e164, now);
         await enforceSendLimit(tx, ws, destination.e164, now);
-        await repo.supersedePending(tx, ws.id, destination.e164, now);
+        const superseded = await repo.supersedePending(tx, ws.id, destination.e164, now);
         await repo.insertVerification(tx, row);
+        // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
+        await timeline.record(tx, [
+          ...supersedeEvents(ws.id, superseded, row.id),
+          {
+            verificationId: row.id,
+            workspaceId: ws.id,
+            kind: 'created',
+            detail: { channel, from: sender.number, to: destination.e164 },
+          },
+        ]);
       });
 
       const provider = providers.providerFor(sender.number, ws.id);
@@ -151,18 +178,28 @@ export function createVerificationService(deps: VerificationDeps) {
           errorCode: 'provider_error' as const,
           errorMessage: `The ${provider.name} provider failed to take the message.`,
         }));
-      await repo.recordHandOver(
-        db,
-        row.id,
+      const outcome: repo.DeliveryOutcome = {
+        provider: provider.name,
+        ok: handOver.ok,
+        providerId: handOver.providerId,
+        errorCode: handOver.ok ? null : handOver.errorCode,
+        errorMessage: handOver.ok ? null : handOver.errorMessage,
+      };
+      await repo.recordHandOver(db, row.id, outcome, clock.now());
+      await timeline.recordAfter([
         {
-          provider: provider.name,
-          ok: handOver.ok,
-          providerId: handOver.providerId,
-          errorCode: handOver.ok ? null : handOver.errorCode,
-          errorMessage: handOver.ok ? null : handOver.errorMessage,
+          verificationId: row.id,
+          workspaceId: ws.id,
+          kind: outcome.ok ? 'handed_over' : 'rejected',
+          detail: outcome.ok
+            ? { provider: outcome.provider, provider_id: outcome.providerId }
+            : {
+                provider: outcome.provider,
+                error_code: outcome.errorCode,
+                error_message: outcome.errorMessage,
+              },
         },
-        clock.now(),
-      );
+      ]);
       return presentVerification(await requireVerification(ws.id, row.id));
     },
 
@@ -193,6 +230,7 @@ export function createVerificationService(deps: VerificationDeps) {
       if (row.status !== 'pending') return presentCheck(row);
       const correct = codeMatches(codeKey, row.id, code, row.code_hash);
       const after = await repo.spendAttempt(db, row.id, clock.now(), correct);
+      if (after) await timeline.recordAfter(attemptEvents(after));
       // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.
       return presentCheck(after ?? (await settled(await requireVerification(row.workspace_id, row.id))));
     },
@@ -203,13 +241,30 @@ export function createVerificationService(deps: VerificationDeps) {
 
     async cancel(principal: Principal, id: string): Promise<Verification> {
       const row = await settled(await requireVerification(principal.workspaceId, id));
-      if (row.status === 'pending') await repo.cancelPending(db, row.id, clock.now());
+      if (row.status === 'pending' && (await repo.cancelPending(db, row.id, clock.now()))) {
+        await timeline.recordAfter([
+          {
+            verificationId: row.id,
+            workspaceId: row.workspace_id,
+            kind: 'canceled',
+            detail: { by: 'api', key_name: principal.keyName },
+          },
+        ]);
+      }
       return presentVerification(await settled(await requireVerification(principal.workspaceId, id)));
     },
 
     /** The sweeper's part: persists expiry of every due verification. */
-    expireDue(): Promise<number> {
-      return repo.expireAllDue(db, clock.now());
+    async expireDue(): Promise<number> {
+      const expired = await repo.expireAllDue(db, clock.now());
+      await timeline.recordAfter(expired.map((row) => expiredEvent(row)));
+      return expired.length;
+    },
+
+    /** The dashboard's view of one verification of the workspace (expiry settled as at every read). */
+    async inspect(workspaceId: string, id: string): Promise<VerificationRecord> {
+      const { code_hash: _, ...verification } = await settled(await requireVerification(workspaceId, id));
+      return { verification, events: await listEvents(db, workspaceId, id) };
     },
   };
 }

@@ -39,3 +39,35 @@ export function listNumbers(db: Db, workspaceId: string): Promise<NumberRow[]> {
     .orderBy('seq')
     .execute();
 }
+
+/** The settings an operator may change; updated_at moves with every change. */
+export type WorkspaceChanges = Partial<
+  Pick<
+    WorkspaceRow,
+    'name' | 'allowed_countries' | 'send_limit' | 'send_window_seconds' | 'request_limit_per_minute'
+  >
+>;
+
+export async function updateWorkspace(
+  db: Db,
+  id: string,
+  changes: WorkspaceChanges,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('workspaces')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Removes one number of one workspace; false when the workspace has no such number. */
+export async function deleteNumber(db: Db, workspaceId: string, numberId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('workspace_numbers')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', numberId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}

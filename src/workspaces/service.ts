@@ -5,6 +5,7 @@ import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import { validateBrandName } from './brand-name.js';
 import {
+  type Country,
   detectNumberType,
   NUMBER_TYPES,
   type NumberType,
@@ -18,6 +19,50 @@ export const DEFAULT_LIMITS = {
   sendWindowSeconds: 600,
   requestLimitPerMinute: 6000,
 } as const;
+
+/** What an operator may set per workspace: the one place these bounds are written. */
+export const LIMIT_RANGES = {
+  send_limit: { min: 1, max: 100 },
+  send_window_seconds: { min: 60, max: 86_400 },
+  request_limit_per_minute: { min: 10, max: 1_000_000 },
+} as const;
+export type LimitName = keyof typeof LIMIT_RANGES;
+
+export interface WorkspaceSettings {
+  id: string;
+  name: string;
+  /** The countries codes may be sent to; every supported country unless narrowed. */
+  allowed_countries: Country[];
+  limits: Record<LimitName, number>;
+}
+
+/** The stored JSON list of allowed countries (null: every supported country), in the supported order. */
+export function allowedCountriesOf(json: string | null): Country[] {
+  if (json === null) return [...SUPPORTED_COUNTRIES];
+  const listed = JSON.parse(json) as string[];
+  return SUPPORTED_COUNTRIES.filter((c) => listed.includes(c));
+}
+
+function presentSettings(row: repo.WorkspaceRow): WorkspaceSettings {
+  return {
+    id: row.id,
+    name: row.name,
+    allowed_countries: allowedCountriesOf(row.allowed_countries),
+    limits: {
+      send_limit: row.send_limit,
+      send_window_seconds: row.send_window_seconds,
+      request_limit_per_minute: row.request_limit_per_minute,
+    },
+  };
+}
+
+function validateLimit(name: LimitName, value: number): number {
+  const { min, max } = LIMIT_RANGES[name];
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw invalidField(name, `must be a whole number from ${min} to ${max.toLocaleString('en-US')}`);
+  }
+  return value;
+}
 
 export interface WorkspaceView {
   id: string;
@@ -50,10 +95,18 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
     return row;
   }
 
+  async function update(id: string, changes: repo.WorkspaceChanges): Promise<WorkspaceSettings> {
+    if (!(await repo.updateWorkspace(db, id, changes, clock.now()))) {
+      throw new AppError('not_found', `No workspace ${id}.`);
+    }
+    return presentSettings(await requireWorkspace(id));
+  }
+
   return {
     requireWorkspace,
 
-    async createWorkspace(input: { name: string }): Promise<WorkspaceView> {
+    /** `tx`: the caller's transaction, where the workspace must appear together with other rows. */
+    async createWorkspace(input: { name: string }, tx: Db = db): Promise<WorkspaceView> {
       const name = validateBrandName(input.name, 'name');
       const now = clock.now();
       const row: repo.WorkspaceRow = {
@@ -66,7 +119,7 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         created_at: now,
         updated_at: now,
       };
-      await repo.insertWorkspace(db, row);
+      await repo.insertWorkspace(tx, row);
       return presentWorkspace(row);
     },
 
@@ -109,6 +162,53 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       };
       await repo.insertNumber(db, row);
       return presentNumber(row);
+    },
+
+    async removeNumber(input: { workspaceId: string; numberId: string }): Promise<void> {
+      // Scoped by workspace: another workspace's number id is answered like an unknown one.
+      if (!(await repo.deleteNumber(db, input.workspaceId, input.numberId))) {
+        throw new AppError('not_found', `No number ${input.numberId} in this workspace.`);
+      }
+    },
+
+    async getSettings(workspaceId: string): Promise<WorkspaceSettings> {
+      return presentSettings(await requireWorkspace(workspaceId));
+    },
+
+    /** The name is the default brand of every message, so it follows the brand-name rules. */
+    async renameWorkspace(input: { workspaceId: string; name: string }): Promise<WorkspaceSettings> {
+      const name = validateBrandName(input.name, 'name');
+      return update(input.workspaceId, { name });
+    },
+
+    async setAllowedCountries(input: {
+      workspaceId: string;
+      countries: readonly string[];
+    }): Promise<WorkspaceSettings> {
+      const unknown = input.countries.filter((c) => !SUPPORTED_COUNTRIES.includes(c as Country));
+      if (unknown.length > 0) {
+        throw invalidField(
+          'countries',
+          `unknown ${unknown.join(', ')}; supported: ${SUPPORTED_COUNTRIES.join(', ')}`,
+        );
+      }
+      const countries = SUPPORTED_COUNTRIES.filter((c) => input.countries.includes(c));
+      if (countries.length === 0) throw invalidField('countries', 'choose at least one country');
+      return update(input.workspaceId, { allowed_countries: JSON.stringify(countries) });
+    },
+
+    async setLimits(input: {
+      workspaceId: string;
+      limits: Record<LimitName, number>;
+    }): Promise<WorkspaceSettings> {
+      return update(input.workspaceId, {
+        send_limit: validateLimit('send_limit', input.limits.send_limit),
+        send_window_seconds: validateLimit('send_window_seconds', input.limits.send_window_seconds),
+        request_limit_per_minute: validateLimit(
+          'request_limit_per_minute',
+          input.limits.request_limit_per_minute,
+        ),
+      });
     },
 
     async listNumbers(workspaceId: string): Promise<NumberView[]> {

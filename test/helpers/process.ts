@@ -12,10 +12,12 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>): CliResult {
+/** Runs the CLI; `input`, when given, is its standard input (else stdin is empty). */
+export function runCli(args: string[], env: Record<string, string>, input?: string): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
+    input,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -21,7 +21,9 @@ describe('retention', () => {
   });
   after(() => t.close());
 
-  const count = async (table: 'verifications' | 'outbox_messages' | 'phone_locks' | 'request_counters') =>
+  const count = async (
+    table: 'verifications' | 'outbox_messages' | 'phone_locks' | 'request_counters' | 'verification_events',
+  ) =>
     Number(
       (
         await t.services.store.db
@@ -61,6 +63,16 @@ describe('retention', () => {
     assert.equal(await count('verifications'), 1);
     assert.equal(await count('outbox_messages'), 1, 'the old messages went with them');
     assert.equal(await count('phone_locks'), 1, 'only the recent number keeps its lock row');
+    const events = await t.services.store.db
+      .selectFrom('verification_events')
+      .select('verification_id')
+      .execute();
+    assert.ok(events.length > 0, 'the recent verification keeps its timeline');
+    assert.deepEqual(
+      [...new Set(events.map((e) => e.verification_id))],
+      [recent.id],
+      'old timelines went too',
+    );
   });
 
   test('request counters older than two minutes are deleted; the current window is kept', async () => {
@@ -76,6 +88,7 @@ describe('retention', () => {
     assert.deepEqual(await t.services.retention.prune(), {
       verifications: 0,
       outbox: 0,
+      events: 0,
       phoneLocks: 0,
       requestCounters: 0,
     });

@@ -100,6 +100,8 @@ export function registerAuthPages(
   });
 
   app.post('/setup', { config }, async (request, reply) => {
+    // Once anyone has an account, set-up is closed: nothing is created, the visitor is sent to sign in.
+    if (!(await accounts.needsSetup())) return reply.redirect(`${BASE}/signin`);
     const body = request.body as FormBody;
     const values = { email: field(body, 'email'), workspace: field(body, 'workspace_name') };
     try {

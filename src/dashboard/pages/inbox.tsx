@@ -1,15 +1,163 @@
-// PLACEHOLDER: replaced by the Inbox page.
+// The inbox: what the development provider kept instead of delivering (no carrier is configured), newest first,
+// for the session's workspace only. The list refreshes itself: dashboard.js re-fetches /inbox/messages (the list
+// alone, same filter) every few seconds, so a code sent a moment ago appears without reloading.
 import type { FastifyInstance } from 'fastify';
+import type { Child, FC } from 'hono/jsx';
+import { listOutbox, type OutboxMessageView } from '../../delivery/outbox.js';
 import type { Services } from '../../services.js';
-import { Layout } from '../layout.js';
+import { BASE, Layout } from '../layout.js';
+import { workspaceOf } from '../plugin.js';
 import { renderPage } from '../render.js';
 
-export function registerInboxPages(app: FastifyInstance, _services: Services): void {
-  app.get('/inbox', async (request, reply) =>
-    renderPage(request, reply, (ctx) => (
-      <Layout ctx={ctx} title="Inbox">
-        <h1>Inbox</h1>
-      </Layout>
-    )),
+const SHOWN = 50;
+const REFRESH_MS = 3000;
+
+/**
+ * The filter's digits. "+61 412 345 678" finds +61412345678, and so does the national form "0412 345 678": a whole
+ * national number (9 digits or more after a leading 0) drops its trunk 0. Anything shorter is a part ("0999").
+ */
+export function filterDigits(input: string): string {
+  const digits = input.replace(/\D/g, '');
+  return /^0\d{9,}$/.test(digits) ? digits.slice(1) : digits;
+}
+
+// Where the code sits in each kind of message: an SMS ends in it; a voice call reads it digit by digit, twice.
+const CODE_PATTERNS: Record<string, RegExp> = {
+  sms: /(\d+)(\s*)$/g,
+  voice: /code is: ((?:\d, )*\d)\./g,
+};
+
+/** The body with its code(s) marked, so the code is the first thing the eye finds. */
+export function markCode(channel: string, body: string): Child[] {
+  const pattern = CODE_PATTERNS[channel];
+  if (!pattern) return [body];
+  const parts: Child[] = [];
+  let last = 0;
+  for (const match of body.matchAll(pattern)) {
+    const code = match[1] ?? '';
+    const start = (match.index ?? 0) + match[0].indexOf(code);
+    parts.push(body.slice(last, start), <mark>{code}</mark>);
+    last = start + code.length;
+  }
+  parts.push(body.slice(last));
+  return parts.filter((p) => p !== '');
+}
+
+const CHANNELS: Record<string, string> = { sms: 'SMS', voice: 'Voice call' };
+const readableTime = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+
+const Message: FC<{ message: OutboxMessageView }> = ({ message: m }) => (
+  <li class="inbox-message">
+    <div class="inbox-meta">
+      <span class={`badge badge-channel-${m.channel}`}>{CHANNELS[m.channel] ?? m.channel}</span>
+      <span class="inbox-route">
+        <span class="visually-hidden">From </span>
+        <span class="muted">{m.from}</span> <span aria-hidden="true">→</span>
+        <span class="visually-hidden"> to </span> <strong>{m.to}</strong>
+      </span>
+      <time datetime={m.created_at} class="muted small">
+        {readableTime(m.created_at)}
+      </time>
+    </div>
+    <p class="message-body">{markCode(m.channel, m.body)}</p>
+    <a class="small muted inbox-link" href={`${BASE}/verifications/${encodeURIComponent(m.verification_id)}`}>
+      Verification {m.verification_id}
+    </a>
+  </li>
+);
+
+/** The refreshed region's content. Nothing in it changes unless a message arrives, so text stays selectable. */
+export const MessageList: FC<{ messages: OutboxMessageView[]; filter: string }> = ({ messages, filter }) => {
+  if (messages.length === 0) {
+    return filter ? (
+      <p class="empty-state">No messages to numbers containing “{filter}”.</p>
+    ) : (
+      <div class="empty-state">
+        <h2>No messages yet</h2>
+        <p>
+          While no carrier is configured, codes are sent through the development provider: it delivers nothing
+          to a phone and keeps each message here instead — the SMS text, or the words the voice call would
+          say. Send a code through the API and it appears here within a few seconds.
+        </p>
+        <p class="small muted">
+          Test numbers: one ending in 0999 is rejected at once (nothing is kept); one ending in 0998 is kept,
+          then reported undelivered.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <>
+      <ol class="inbox-list" reversed>
+        {messages.map((m) => (
+          <Message message={m} />
+        ))}
+      </ol>
+      {messages.length === SHOWN && <p class="muted small">The {SHOWN} newest messages are shown.</p>}
+    </>
   );
+};
+
+export function registerInboxPages(app: FastifyInstance, services: Services): void {
+  const load = (workspaceId: string, filter: string) =>
+    listOutbox(services.store.db, { workspaceId, toDigits: filter || undefined, limit: SHOWN });
+
+  app.get<{ Querystring: { to?: string } }>('/inbox', async (request, reply) => {
+    const workspace = workspaceOf(request);
+    const input = String(request.query.to ?? '').slice(0, 40);
+    const filter = filterDigits(input);
+    const messages = await load(workspace.id, filter);
+    const query = filter ? `?to=${encodeURIComponent(filter)}` : '';
+    return renderPage(request, reply, (ctx) => (
+      <Layout ctx={ctx} title="Inbox">
+        <hgroup>
+          <h1>Inbox</h1>
+          <p>
+            Messages of the development provider for {workspace.name}, newest first. This page updates by
+            itself.
+          </p>
+        </hgroup>
+        <search>
+          <form method="get" action={`${BASE}/inbox`} class="inbox-filter">
+            <label for="inbox-to">Phone number</label>
+            <fieldset class="input-with-button">
+              <input
+                id="inbox-to"
+                name="to"
+                type="search"
+                inputmode="tel"
+                placeholder="e.g. +61 412 345 678 or 0998"
+                value={input}
+                aria-describedby="inbox-to-help"
+              />
+              <button type="submit">Filter</button>
+            </fieldset>
+            <small id="inbox-to-help">
+              Shows messages to numbers containing these digits.{' '}
+              {filter && <a href={`${BASE}/inbox`}>Show all messages</a>}
+            </small>
+          </form>
+        </search>
+        <section
+          class="inbox"
+          aria-label="Messages"
+          data-refresh={`${BASE}/inbox/messages${query}`}
+          data-interval={String(REFRESH_MS)}
+        >
+          <MessageList messages={messages} filter={filter} />
+        </section>
+      </Layout>
+    ));
+  });
+
+  // The list alone, for the page's self-refresh; behind the session like every page, scoped to its workspace.
+  app.get<{ Querystring: { to?: string } }>('/inbox/messages', async (request, reply) => {
+    const workspace = workspaceOf(request);
+    const filter = filterDigits(String(request.query.to ?? '').slice(0, 40));
+    const messages = await load(workspace.id, filter);
+    return reply
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(String(<MessageList messages={messages} filter={filter} />));
+  });
 }

@@ -1,15 +1,172 @@
-// PLACEHOLDER: replaced by the Verifications page.
+// The verifications log: newest first, filtered by phone, status, channel and date, numbers masked, in pages
+// with an "Older" link. Each row opens the verification's own page (verification-detail.tsx).
 import type { FastifyInstance } from 'fastify';
+import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
+import { type LogFilter, type LogPage, listLog, maskPhone, parseLogFilter } from '../../verification/log.js';
+import { STATUSES } from '../../verification/schemas.js';
 import { Layout } from '../layout.js';
-import { renderPage } from '../render.js';
+import { workspaceOf } from '../plugin.js';
+import { type Page, renderPage } from '../render.js';
+import { DetailPage } from './verification-detail.js';
+import { Badge, CHANNEL_LABELS, detailHref, PATH, Time } from './verification-view.js';
 
-export function registerVerificationPages(app: FastifyInstance, _services: Services): void {
-  app.get('/verifications', async (request, reply) =>
-    renderPage(request, reply, (ctx) => (
-      <Layout ctx={ctx} title="Verifications">
+function logHref(filter: LogFilter, before = ''): string {
+  const query = new URLSearchParams();
+  for (const name of ['phone', 'status', 'channel', 'from', 'to'] as const) {
+    if (filter[name]) query.set(name, filter[name]);
+  }
+  if (before) query.set('before', before);
+  const qs = query.toString();
+  return qs ? `${PATH}?${qs}` : PATH;
+}
+
+const Filters: FC<{ filter: LogFilter }> = ({ filter }) => (
+  <form method="get" action={PATH} class="filters" aria-label="Filter verifications">
+    <label>
+      Phone
+      <input
+        type="search"
+        name="phone"
+        inputmode="tel"
+        autocomplete="off"
+        placeholder="+614… or 156"
+        value={filter.phone}
+      />
+    </label>
+    <label>
+      Status
+      <select name="status">
+        <option value="">Any status</option>
+        {STATUSES.map((s) => (
+          <option value={s} selected={filter.status === s}>
+            {s}
+          </option>
+        ))}
+      </select>
+    </label>
+    <label>
+      Channel
+      <select name="channel">
+        <option value="">Any channel</option>
+        {Object.entries(CHANNEL_LABELS).map(([value, label]) => (
+          <option value={value} selected={filter.channel === value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </label>
+    <label>
+      From (UTC)
+      <input type="date" name="from" value={filter.from} />
+    </label>
+    <label>
+      To (UTC)
+      <input type="date" name="to" value={filter.to} />
+    </label>
+    <div class="filter-actions">
+      <button type="submit">Filter</button>
+      <a href={PATH} class="clear-filters">
+        Clear
+      </a>
+    </div>
+  </form>
+);
+
+const DeliveryCell: FC<{ row: LogPage['rows'][number] }> = ({ row }) => {
+  if (row.error_code) return <span class="delivery-bad">{row.error_code}</span>;
+  if (row.delivery_ok === 1) return <span class="muted">Handed over</span>;
+  return <span class="muted">—</span>;
+};
+
+function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page {
+  const filtered = Boolean(filter.phone || filter.status || filter.channel || filter.from || filter.to);
+  return (ctx) => (
+    <Layout ctx={ctx} title="Verifications">
+      <hgroup>
         <h1>Verifications</h1>
-      </Layout>
-    )),
+        <p>
+          Every code sent from {workspace}, newest first. Open one for its timeline and delivery diagnostics.
+        </p>
+      </hgroup>
+      <Filters filter={filter} />
+      {page.rows.length === 0 ? (
+        <article class="empty">
+          <p>
+            {filtered || filter.before
+              ? 'No verifications match these filters.'
+              : 'No verifications yet. Codes sent through the API appear here.'}
+          </p>
+        </article>
+      ) : (
+        <div class="table-wrap">
+          <table class="striped log">
+            <thead>
+              <tr>
+                <th scope="col">Created (UTC)</th>
+                <th scope="col">Phone</th>
+                <th scope="col">Status</th>
+                <th scope="col">Channel</th>
+                <th scope="col" class="hide-narrow">
+                  Attempts
+                </th>
+                <th scope="col" class="hide-narrow">
+                  Delivery
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.rows.map((row) => (
+                <tr>
+                  <td class="when">
+                    <a href={detailHref(row.id)} title="Open this verification">
+                      <Time ms={row.created_at} />
+                    </a>
+                  </td>
+                  <td class="phone">{maskPhone(row.phone)}</td>
+                  <td class="status">
+                    <Badge status={row.status} />
+                  </td>
+                  <td class="channel">{CHANNEL_LABELS[row.channel] ?? row.channel}</td>
+                  <td class="hide-narrow">
+                    {row.attempts}/{row.max_attempts}
+                  </td>
+                  <td class="hide-narrow">
+                    <DeliveryCell row={row} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav aria-label="Pages" class="pager">
+        <ul>{filter.before && <li>{<a href={logHref(filter)}>« Newest</a>}</li>}</ul>
+        <ul>
+          {page.older && (
+            <li>
+              <a href={logHref(filter, page.older)} rel="next">
+                Older »
+              </a>
+            </li>
+          )}
+        </ul>
+      </nav>
+    </Layout>
   );
+}
+
+export function registerVerificationPages(app: FastifyInstance, services: Services): void {
+  app.get('/verifications', async (request, reply) => {
+    const workspace = workspaceOf(request);
+    const filter = parseLogFilter(request.query as Record<string, unknown>);
+    const page = await listLog(services.store.db, workspace.id, filter, services.clock.now());
+    return renderPage(request, reply, LogPageView(workspace.name, filter, page));
+  });
+
+  app.get<{ Params: { id: string } }>('/verifications/:id', async (request, reply) => {
+    // Another workspace's id is not found, exactly like an unknown one.
+    const record = await services.verifications.inspect(workspaceOf(request).id, request.params.id);
+    return renderPage(request, reply, DetailPage(record, services.clock.now()));
+  });
 }

@@ -1,0 +1,262 @@
+// One verification's page: its fields, the delivery diagnostics, the timeline, and what to check when "the
+// user says the code never arrived". Another workspace's id is not found (the service scopes the read).
+import type { Child, FC } from 'hono/jsx';
+import type { TimelineEvent } from '../../verification/events.js';
+import type { VerificationRecord } from '../../verification/service.js';
+import { Layout } from '../layout.js';
+import type { Page } from '../render.js';
+import {
+  Badge,
+  CHANNEL_LABELS,
+  detailHref,
+  errorMeaning,
+  formatDuration,
+  formatPhone,
+  PATH,
+  Time,
+  type Verification,
+} from './verification-view.js';
+
+/** One line of the timeline: what happened, in words. */
+function describeEvent(event: TimelineEvent, v: Verification): Child {
+  const d = event.detail;
+  const channel = CHANNEL_LABELS[String(d.channel ?? v.channel)] ?? v.channel;
+  switch (event.kind) {
+    case 'created':
+      return `${channel} code created for ${formatPhone(String(d.to ?? v.phone))}, from ${d.from ?? v.from_number}`;
+    case 'handed_over':
+      return `Handed over to the ${d.provider} provider (delivery ${d.provider_id})`;
+    case 'rejected':
+      return `Rejected at hand-over: ${d.error_code} — ${d.error_message}`;
+    case 'delivery_failed':
+      return `The carrier reported that delivery failed: ${d.error_code} — ${d.error_message}`;
+    case 'attempt':
+      return `Wrong code entered (attempt ${d.attempt} of ${d.max_attempts})`;
+    case 'verified':
+      return `Verified: the right code, on attempt ${d.attempt} of ${d.max_attempts}`;
+    case 'failed':
+      return 'Failed: every attempt was used';
+    case 'canceled':
+      return d.key_name ? `Canceled through the API (key “${d.key_name}”)` : 'Canceled through the API';
+    case 'expired':
+      return (
+        <>
+          Expired: its time ran out at <Time ms={Number(d.expires_at ?? v.expires_at)} utc />
+          {d.superseded_by && (
+            <>
+              {' '}
+              (recorded when a <a href={detailHref(String(d.superseded_by))}>newer code</a> was sent)
+            </>
+          )}
+        </>
+      );
+    case 'superseded':
+      return (
+        <>
+          Superseded: a <a href={detailHref(String(d.by))}>newer code</a> was sent to the same number
+        </>
+      );
+  }
+}
+
+const EVENT_TONE: Record<string, string> = {
+  verified: 'ok',
+  rejected: 'bad',
+  delivery_failed: 'bad',
+  failed: 'bad',
+  attempt: 'warn',
+  expired: 'muted',
+  canceled: 'muted',
+  superseded: 'muted',
+};
+
+/** What support should check, from what the data says happened. */
+function supportChecklist(v: Verification, events: TimelineEvent[], now: number): Child[] {
+  const find = (kind: string) => events.find((e) => e.kind === kind);
+  const newer = find('superseded')?.detail.by ?? find('expired')?.detail.superseded_by;
+  const canceled = find('canceled');
+  const channel = v.channel === 'sms' ? 'SMS' : 'calls';
+  const notes: Child[] = [];
+  if (v.status === 'verified' && v.verified_at !== null) {
+    notes.push(
+      <>
+        The code arrived: the user entered it at <Time ms={v.verified_at} utc />, on attempt {v.attempts}.
+      </>,
+    );
+    return notes;
+  }
+  if (v.delivery_ok === 0) {
+    notes.push(
+      <>
+        Nothing was sent: the carrier refused the number at hand-over (<code>{v.error_code}</code>). Check
+        that {formatPhone(v.phone)} is the user's number, is written correctly and can take {channel}.
+      </>,
+    );
+  } else if (v.error_code) {
+    notes.push(
+      <>
+        The carrier took the {v.channel === 'sms' ? 'SMS' : 'call'}, then reported it did not reach the phone
+        (<code>{v.error_code}</code>). Check that the phone is on and has signal, and try the{' '}
+        {v.channel === 'sms' ? 'voice' : 'SMS'} channel.
+      </>,
+    );
+  }
+  if (newer) {
+    notes.push(
+      <>
+        A <a href={detailHref(String(newer))}>newer code</a> was sent to this number, and this one stopped
+        working then. The user may be typing the older code: ask them to use the newest message.
+      </>,
+    );
+  }
+  if (canceled)
+    notes.push('Your backend canceled this verification through the API; its code no longer works.');
+  if (v.status === 'expired' && !newer) {
+    notes.push(
+      <>
+        The code expired {formatDuration(v.expires_at - v.created_at)} after it was sent,{' '}
+        {v.attempts === 0 ? 'with no attempt' : `after ${v.attempts} wrong attempt(s)`}: the user waited too
+        long (or never got it). Send a new code.
+      </>,
+    );
+  }
+  if (v.status === 'failed') {
+    notes.push(
+      `All ${v.max_attempts} attempts were wrong. The user may have mistyped or used an older code; send a new one.`,
+    );
+  }
+  if (v.status === 'pending' && v.delivery_ok === 1 && !v.error_code) {
+    notes.push(
+      <>
+        Handed over and no failure reported. Check the number ({formatPhone(v.phone)}
+        {v.country ? `, ${v.country}` : ''}) with the user;{' '}
+        {v.channel === 'sms'
+          ? 'networks sometimes filter or delay SMS, so try a voice call.'
+          : `unknown callers may be silenced: the call comes from ${formatPhone(v.from_number)}.`}{' '}
+        The code is valid for {formatDuration(v.expires_at - now)} more.
+      </>,
+    );
+  }
+  if (notes.length === 0) notes.push('Nothing in the record explains it: check the number with the user.');
+  return notes;
+}
+
+const Fact: FC<{ label: string; children?: Child }> = ({ label, children }) => (
+  <>
+    <dt>{label}</dt>
+    <dd>{children}</dd>
+  </>
+);
+
+function formatMetadata(json: string): string {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return json;
+  }
+}
+
+export function DetailPage(record: VerificationRecord, now: number): Page {
+  const v = record.verification;
+  const meaning = errorMeaning(v.error_code);
+  return (ctx) => (
+    <Layout ctx={ctx} title={`Verification ${v.id}`}>
+      <p class="small">
+        <a href={PATH}>« All verifications</a>
+      </p>
+      <hgroup class="detail-head">
+        <h1>
+          {formatPhone(v.phone)} <Badge status={v.status} />
+        </h1>
+        <p class="muted">
+          <code>{v.id}</code> · {CHANNEL_LABELS[v.channel] ?? v.channel} · sent <Time ms={v.created_at} utc />
+        </p>
+      </hgroup>
+
+      <article class="support" aria-labelledby="support-title">
+        <h2 id="support-title">If the user says the code never arrived</h2>
+        <ul>
+          {supportChecklist(v, record.events, now).map((note) => (
+            <li>{note}</li>
+          ))}
+        </ul>
+      </article>
+
+      <div class="grid detail-grid">
+        <article aria-labelledby="fields-title">
+          <h2 id="fields-title">Verification</h2>
+          <dl class="facts">
+            <Fact label="Status">
+              <Badge status={v.status} />
+            </Fact>
+            <Fact label="Channel">{CHANNEL_LABELS[v.channel] ?? v.channel}</Fact>
+            <Fact label="Phone">
+              {v.phone}
+              {v.country ? ` (${v.country})` : ''}
+            </Fact>
+            <Fact label="Brand">{v.brand_name}</Fact>
+            <Fact label="Created">
+              <Time ms={v.created_at} utc />
+            </Fact>
+            <Fact label="Expires">
+              <Time ms={v.expires_at} utc />
+            </Fact>
+            <Fact label="Verified">{v.verified_at === null ? '—' : <Time ms={v.verified_at} utc />}</Fact>
+            <Fact label="Attempts">
+              {v.attempts} of {v.max_attempts}
+            </Fact>
+          </dl>
+        </article>
+        <article aria-labelledby="delivery-title">
+          <h2 id="delivery-title">Delivery</h2>
+          <dl class="facts">
+            <Fact label="Handed over">
+              {v.delivery_ok === null ? 'Not yet' : v.delivery_ok === 1 ? 'Yes' : 'No'}
+            </Fact>
+            <Fact label="Provider">{v.delivery_provider ?? '—'}</Fact>
+            <Fact label="Provider id">{v.provider_id ? <code>{v.provider_id}</code> : '—'}</Fact>
+            <Fact label="From">{v.from_number}</Fact>
+            <Fact label="Error code">
+              {v.error_code ? (
+                <>
+                  <code>{v.error_code}</code>
+                  {meaning && <small class="error-meaning">{meaning}</small>}
+                </>
+              ) : (
+                '—'
+              )}
+            </Fact>
+            <Fact label="Error message">{v.error_message ?? '—'}</Fact>
+          </dl>
+        </article>
+      </div>
+
+      <article aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Timeline</h2>
+        {record.events.length === 0 ? (
+          <p class="muted">No events were recorded for this verification (it predates the timeline).</p>
+        ) : (
+          <ol class="timeline">
+            {record.events.map((event) => (
+              <li class={`event event-${event.kind} tone-${EVENT_TONE[event.kind] ?? 'info'}`}>
+                <Time ms={event.at} utc />
+                <span>{describeEvent(event, v)}</span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </article>
+
+      <article aria-labelledby="metadata-title">
+        <h2 id="metadata-title">Metadata</h2>
+        {v.metadata === '{}' ? (
+          <p class="muted">None was sent with this verification.</p>
+        ) : (
+          <pre class="metadata">
+            <code>{formatMetadata(v.metadata)}</code>
+          </pre>
+        )}
+      </article>
+    </Layout>
+  );
+}

@@ -1,0 +1,93 @@
+// The overview's aggregate SQL over `verifications`, one workspace and one time window at a time. Every query
+// returns a bounded aggregate (one row per bucket, channel, country or second), never the rows themselves.
+// Portable between SQLite and PostgreSQL: integer division of integers truncates in both, the bucket width is
+// inlined as a literal (a bound parameter may arrive as a float in SQLite), and substr/case/sum exist in both.
+import { type Expression, type SqlBool, sql } from 'kysely';
+import type { Db } from '../store/database.js';
+
+export interface Window {
+  workspaceId: string;
+  since: number;
+  until: number;
+}
+
+export interface Counts {
+  sends: number;
+  verified: number;
+  undelivered: number;
+}
+
+const sends = sql<number>`count(*)`;
+const verified = sql<number>`sum(case when status = 'verified' then 1 else 0 end)`;
+const undelivered = sql<number>`sum(case when status = 'undelivered' then 1 else 0 end)`;
+
+function inWindow(db: Db, window: Window) {
+  return db
+    .selectFrom('verifications')
+    .where('workspace_id', '=', window.workspaceId)
+    .where('created_at', '>=', window.since)
+    .where('created_at', '<=', window.until);
+}
+
+// PostgreSQL's count and sum are bigint; the store parses bigint to number, and Number() keeps SQLite alike.
+function toCounts(row: { sends: unknown; verified: unknown; undelivered: unknown }): Counts {
+  return { sends: Number(row.sends), verified: Number(row.verified), undelivered: Number(row.undelivered) };
+}
+
+/** Sends per bucket: `bucket` is floor(created_at / bucketMs), buckets without sends are absent. */
+export async function countsByBucket(
+  db: Db,
+  window: Window,
+  bucketMs: number,
+): Promise<(Counts & { bucket: number })[]> {
+  if (!Number.isSafeInteger(bucketMs) || bucketMs <= 0)
+    throw new Error('bucketMs must be a positive integer');
+  const bucket = sql<number>`created_at / ${sql.lit(bucketMs)}`;
+  const rows = await inWindow(db, window)
+    .select([bucket.as('bucket'), sends.as('sends'), verified.as('verified'), undelivered.as('undelivered')])
+    .groupBy(bucket)
+    .execute();
+  return rows.map((r) => ({ bucket: Number(r.bucket), ...toCounts(r) }));
+}
+
+export async function countsByChannel(db: Db, window: Window): Promise<(Counts & { channel: string })[]> {
+  const rows = await inWindow(db, window)
+    .select(['channel', sends.as('sends'), verified.as('verified'), undelivered.as('undelivered')])
+    .groupBy('channel')
+    .execute();
+  return rows.map((r) => ({ channel: r.channel, ...toCounts(r) }));
+}
+
+/**
+ * Sends per destination country. Rows written before the country was kept have none: those are grouped by the
+ * first characters of the number (calling code and, for +1, the area code), which the caller resolves.
+ */
+export async function countsByCountry(
+  db: Db,
+  window: Window,
+): Promise<(Counts & { country: string | null; prefix: string | null })[]> {
+  const prefix = sql<string | null>`case when country is null then substr(phone, 1, 5) end`;
+  const rows = await inWindow(db, window)
+    .select([
+      'country',
+      prefix.as('prefix'),
+      sends.as('sends'),
+      verified.as('verified'),
+      undelivered.as('undelivered'),
+    ])
+    .groupBy(['country', prefix])
+    .execute();
+  return rows.map((r) => ({ country: r.country, prefix: r.prefix, ...toCounts(r) }));
+}
+
+/** How long verified codes took, as a histogram in whole seconds (bounded by the longest code lifetime). */
+export async function secondsToVerify(db: Db, window: Window): Promise<{ seconds: number; count: number }[]> {
+  const seconds = sql<number>`(verified_at - created_at) / 1000`;
+  const isVerified: Expression<SqlBool> = sql<SqlBool>`status = 'verified' and verified_at is not null`;
+  const rows = await inWindow(db, window)
+    .where(isVerified)
+    .select([seconds.as('seconds'), sends.as('count')])
+    .groupBy(seconds)
+    .execute();
+  return rows.map((r) => ({ seconds: Number(r.seconds), count: Number(r.count) }));
+}

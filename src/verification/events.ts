@@ -1,0 +1,155 @@
+// The verification timeline: what happened to a verification and when, for the dashboard's detail view (the
+// support case "the user says the code never arrived"). An event is written after the state change it
+// describes, and only by the caller whose statement actually changed the row, so racing processes never write
+// one twice. The timeline is a diagnostic: where no transaction holds the change, a failed write is logged and
+// the request carries on.
+import { type Clock, monotonicStamps } from '../clock.js';
+import { newId } from '../ids.js';
+import type { Db } from '../store/database.js';
+import type { SupersededRow, VerificationRow } from './repository.js';
+
+export const EVENT_KINDS = [
+  'created',
+  'handed_over',
+  'rejected',
+  'delivery_failed',
+  'attempt',
+  'verified',
+  'failed',
+  'expired',
+  'canceled',
+  'superseded',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export type EventDetail = Record<string, string | number | boolean | null>;
+
+export interface NewEvent {
+  verificationId: string;
+  workspaceId: string;
+  kind: EventKind;
+  detail?: EventDetail;
+}
+
+export interface TimelineEvent {
+  id: string;
+  kind: EventKind;
+  detail: EventDetail;
+  /** Epoch ms. */
+  at: number;
+}
+
+export interface Timeline {
+  /** Writes events with the caller's database or transaction: inside a transaction they commit with it. */
+  record(db: Db, events: readonly NewEvent[]): Promise<void>;
+  /** Writes events about a change already committed; never throws (a failure is reported to `warn`). */
+  recordAfter(events: readonly NewEvent[]): Promise<void>;
+}
+
+// One sequence per clock, so every recorder of a process (the service, the delivery reports) orders its
+// events in the same sequence even when they share a millisecond.
+const sequences = new WeakMap<Clock, () => number>();
+
+function sequenceFor(clock: Clock): () => number {
+  let next = sequences.get(clock);
+  if (!next) {
+    next = monotonicStamps(clock);
+    sequences.set(clock, next);
+  }
+  return next;
+}
+
+function reportToStderr(err: unknown): void {
+  process.emitWarning(`verification timeline: an event could not be written (${String(err)})`);
+}
+
+export function createTimeline(deps: { db: Db; clock: Clock; warn?: (err: unknown) => void }): Timeline {
+  const nextSeq = sequenceFor(deps.clock);
+  const warn = deps.warn ?? reportToStderr;
+
+  async function record(db: Db, events: readonly NewEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const at = deps.clock.now();
+    await db
+      .insertInto('verification_events')
+      .values(
+        events.map((e) => ({
+          id: newId('evt'),
+          verification_id: e.verificationId,
+          workspace_id: e.workspaceId,
+          kind: e.kind,
+          detail: e.detail === undefined ? null : JSON.stringify(e.detail),
+          at,
+          seq: nextSeq(),
+        })),
+      )
+      .execute();
+  }
+
+  return {
+    record,
+    async recordAfter(events) {
+      try {
+        await record(deps.db, events);
+      } catch (err) {
+        warn(err);
+      }
+    },
+  };
+}
+
+export function expiredEvent(
+  row: { id: string; workspace_id: string; expires_at: number },
+  detail: NewEvent['detail'] = {},
+): NewEvent {
+  return {
+    verificationId: row.id,
+    workspaceId: row.workspace_id,
+    kind: 'expired',
+    detail: { expires_at: row.expires_at, ...detail },
+  };
+}
+
+/** The events of one spent attempt: a wrong one (and the failure when it was the last), or the right one. */
+export function attemptEvents(row: VerificationRow): NewEvent[] {
+  const about = { verificationId: row.id, workspaceId: row.workspace_id };
+  const counts = { attempt: row.attempts, max_attempts: row.max_attempts };
+  if (row.status === 'verified') return [{ ...about, kind: 'verified', detail: counts }];
+  const wrong: NewEvent = { ...about, kind: 'attempt', detail: counts };
+  return row.status === 'failed' ? [wrong, { ...about, kind: 'failed', detail: counts }] : [wrong];
+}
+
+/** A newer send's effect on the number's pending code: superseded, or expired where its time had run out. */
+export function supersedeEvents(
+  workspaceId: string,
+  changed: readonly SupersededRow[],
+  newerId: string,
+): NewEvent[] {
+  return changed.map((old) =>
+    old.status === 'expired'
+      ? expiredEvent({ ...old, workspace_id: workspaceId }, { superseded_by: newerId })
+      : { verificationId: old.id, workspaceId, kind: 'superseded', detail: { by: newerId } },
+  );
+}
+
+/** A verification's events in the order they happened. */
+export async function listEvents(
+  db: Db,
+  workspaceId: string,
+  verificationId: string,
+): Promise<TimelineEvent[]> {
+  const rows = await db
+    .selectFrom('verification_events')
+    .select(['id', 'kind', 'detail', 'at'])
+    .where('verification_id', '=', verificationId)
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('seq')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind as EventKind,
+    detail: r.detail === null ? {} : (JSON.parse(r.detail) as EventDetail),
+    at: r.at,
+  }));
+}
