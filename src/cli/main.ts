@@ -20,6 +20,13 @@ ${Object.values(COMMANDS)
 
 Every command takes --json: stdout then holds exactly one JSON value.`;
 
+/** A field error names the option to fix (`--type: …`); other errors read as they are. */
+function cliMessage(err: AppError): string {
+  const fieldErrors = err.extras.errors ?? [];
+  if (fieldErrors.length === 0) return err.message;
+  return fieldErrors.map((e) => `--${e.field.replaceAll('_', '-')}: ${e.message}`).join('; ');
+}
+
 function fail(message: string, code: number): number {
   process.stderr.write(`error: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
   return code;
@@ -70,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return fail(err.message, 2);
     if (err instanceof ConfigError) return fail(err.message, 2);
-    if (err instanceof AppError) return fail(err.message, 1);
+    if (err instanceof AppError) return fail(cliMessage(err), 1);
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
       return fail(err.message, 2);
     }

@@ -10,9 +10,9 @@ import type { Principal } from '../keys/service.js';
 import type { Db } from '../store/database.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
 import { selectSender } from '../workspaces/channels.js';
-import { type Country, parsePhone, SUPPORTED_COUNTRIES } from '../workspaces/phone-number.js';
+import { type Country, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers } from '../workspaces/repository.js';
-import type { WorkspaceService } from '../workspaces/service.js';
+import { allowedCountriesOf, type WorkspaceService } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import {
   attemptEvents,
@@ -51,10 +51,6 @@ function serialiseMetadata(metadata: object): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function allowedCountries(json: string | null): readonly Country[] {
-  return json === null ? SUPPORTED_COUNTRIES : (JSON.parse(json) as Country[]);
 }
 
 export function createVerificationService(deps: VerificationDeps) {
@@ -107,7 +103,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const destination = parsePhone(
         body.phone,
         body.country ?? (numbers[0]?.country as Country | undefined),
-        allowedCountries(ws.allowed_countries),
+        allowedCountriesOf(ws.allowed_countries),
       );
       const sender = selectSender(numbers, channel, destination.country);
 

@@ -145,7 +145,7 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       if (!type) {
         throw invalidField(
           'type',
-          `the type of ${e164} cannot be told from the number itself: pass --type ${NUMBER_TYPES.join('|')}`,
+          `the type of ${e164} cannot be told from the number itself: give it (${NUMBER_TYPES.join(', ')})`,
         );
       }
       if (await repo.findNumber(db, input.workspaceId, e164)) {

@@ -1,11 +1,11 @@
 // Real-browser tests: Debian's chromium driven by playwright-core against a real server process on the suite's
 // store. Where chromium is missing, a developer machine skips these tests (saying so) and CI fails loudly.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { freshEnv } from './cli-env.js';
-import { TEST_STORE } from './database.js';
-import { startServer } from './process.js';
+import { cliJson, startServer } from './process.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
@@ -72,11 +72,90 @@ export async function openBrowserApp(): Promise<BrowserApp> {
 }
 
 /**
- * Saves the page to docs/screenshots/<name>.png for the documentation: on the SQLite run only (the suite runs
- * once per store, and one copy is enough) or whenever UPDATE_SCREENSHOTS=1.
+ * Saves a full-page screenshot to docs/screenshots/<name>.png when UPDATE_SCREENSHOTS=1, so the pictures in the
+ * docs are renewed on purpose (`UPDATE_SCREENSHOTS=1 TEST_STORES=sqlite npm test -- browser`) and an ordinary
+ * test run leaves the working tree as it was.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  if (process.env.UPDATE_SCREENSHOTS !== '1' && TEST_STORE !== 'sqlite') return;
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+export const OWNER_EMAIL = 'owner@example.com';
+export const OWNER_PASSWORD = 'correct horse battery';
+
+/** Signs in through the sign-in form, as a person would, and waits for the dashboard. */
+export async function signIn(b: BrowserApp, email = OWNER_EMAIL, password = OWNER_PASSWORD): Promise<void> {
+  const { page } = b;
+  await page.goto(`${b.baseUrl}/dashboard/signin`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname !== '/dashboard/signin'),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+}
+
+export interface SignedInApp extends BrowserApp {
+  workspaceId: string;
+}
+
+/**
+ * A browser app whose workspace (`name`) and owner account were made with the CLI, as an operator would, then
+ * signed in through the form. `numbers` are added to the workspace first (their types detected).
+ */
+export async function openSignedInApp(name = 'Acme', numbers: string[] = []): Promise<SignedInApp> {
+  const b = await openBrowserApp();
+  try {
+    const workspaceId = cliJson<{ id: string }>(['workspace', 'create', '--name', name], b.env).id;
+    for (const number of numbers)
+      cliJson(['number', 'add', '--workspace', workspaceId, '--number', number], b.env);
+    cliJson(
+      ['account', 'create', '--email', OWNER_EMAIL, '--password', OWNER_PASSWORD, '--workspace', workspaceId],
+      b.env,
+    );
+    await signIn(b);
+    return { ...b, workspaceId };
+  } catch (err) {
+    await b.close();
+    throw err;
+  }
+}
+
+/** Runs the CLI with --json without blocking (so several can run at once): its one JSON value. */
+export function cliJsonAsync<T = Record<string, unknown>>(
+  args: string[],
+  env: Record<string, string>,
+): Promise<T> {
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'phone-verify.js');
+  const child = spawn(process.execPath, [bin, ...args, '--json'], { env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(JSON.parse(stdout) as T);
+      else reject(new Error(`phone-verify ${args.join(' ')} failed (${code}): ${stderr}`));
+    });
+  });
+}
+
+/** Whether the page scrolls sideways (its content is wider than the viewport). */
+export async function scrollsSideways(page: Page): Promise<boolean> {
+  // An expression string: the test programs are compiled without the DOM's types.
+  return page.evaluate<boolean>(
+    'document.documentElement.scrollWidth > document.documentElement.clientWidth',
+  );
+}
+
+/** Runs `act` (a click or key press that submits or follows a link) and waits for the next page to load. */
+export async function andWait(page: Page, act: () => Promise<unknown>): Promise<void> {
+  await Promise.all([page.waitForEvent('load'), act()]);
 }

@@ -58,9 +58,16 @@ describe('workspace numbers', () => {
       ['+12015550123', 'US'],
       ['+14165550123', 'CA'],
     ] as const) {
-      test(`${number} (${country}) without a type fails, saying to pass --type`, async () => {
+      test(`${number} (${country}) without a type fails, naming the type field (the CLI shows it as --type)`, async () => {
         const ws = await newWorkspace();
-        await assert.rejects(add(ws, number), isAppError('invalid_request', /--type/));
+        await assert.rejects(add(ws, number), (err: unknown) => {
+          assert.ok(isAppError('invalid_request', /cannot be told from the number/)(err));
+          assert.deepEqual(
+            (err as AppError).extras.errors?.map((e) => e.field),
+            ['type'],
+          );
+          return true;
+        });
         assert.deepEqual(await t.services.workspaces.listNumbers(ws), [], 'nothing was added');
       });
 

@@ -7,6 +7,7 @@ import { AppError, invalidField } from '../../errors.js';
 import { SCOPES } from '../../keys/scopes.js';
 import { type CreatedKey, type KeyView, MAX_ACTIVE_KEYS } from '../../keys/service.js';
 import type { Services } from '../../services.js';
+import { ConfirmedAction } from '../components.js';
 import { type FormBody, field, fields, formError } from '../forms.js';
 import { BASE, Csrf, Layout } from '../layout.js';
 import { workspaceOf } from '../plugin.js';
@@ -117,21 +118,13 @@ const KeyTable: FC<{ keys: KeyView[]; csrf: string }> = ({ keys, csrf }) =>
               </td>
               <td>
                 {k.status === 'active' && (
-                  <form
-                    method="post"
+                  <ConfirmedAction
                     action={`${PATH}/${encodeURIComponent(k.id)}/revoke`}
-                    class="inline-form"
-                    data-confirm={`Revoke the key “${k.name}”? Requests that use it fail from now on.`}
-                  >
-                    <Csrf token={csrf} />
-                    <button
-                      type="submit"
-                      class="secondary outline small-button"
-                      aria-label={`Revoke ${k.name}`}
-                    >
-                      Revoke
-                    </button>
-                  </form>
+                    confirm={`Revoke the key “${k.name}”? Requests that use it fail from now on.`}
+                    label="Revoke"
+                    describe={`Revoke ${k.name}`}
+                    csrf={csrf}
+                  />
                 )}
               </td>
             </tr>
@@ -171,9 +164,10 @@ const CreateForm: FC<{ csrf: string; values: FormValues; full: boolean; error?: 
             maxlength={100}
             value={values.name}
             placeholder="e.g. Production web app"
+            aria-describedby="key-name-hint"
           />
-          <small>Say where the key is used, so you know which one to revoke later.</small>
         </label>
+        <small id="key-name-hint">Say where the key is used, so you know which one to revoke later.</small>
         <fieldset>
           <legend>Scopes</legend>
           {SCOPES.map((scope) => (

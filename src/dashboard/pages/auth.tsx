@@ -33,9 +33,17 @@ function SetupPage(values: { email?: string; workspace?: string }, error?: strin
           <Csrf token={ctx.csrf} />
           <label>
             Workspace name
-            <input name="workspace_name" required maxlength={60} value={values.workspace ?? ''} />
-            <small>Your product's name: it is the brand spoken and written in every code message.</small>
+            <input
+              name="workspace_name"
+              required
+              maxlength={60}
+              value={values.workspace ?? ''}
+              aria-describedby="workspace-name-hint"
+            />
           </label>
+          <small id="workspace-name-hint">
+            Your product's name: it is the brand spoken and written in every code message.
+          </small>
           <label>
             E-mail
             <input type="email" name="email" autocomplete="username" required value={values.email ?? ''} />
@@ -48,9 +56,10 @@ function SetupPage(values: { email?: string; workspace?: string }, error?: strin
               autocomplete="new-password"
               required
               minlength={PASSWORD_MIN}
+              aria-describedby="password-hint"
             />
-            <small>At least {PASSWORD_MIN} characters.</small>
           </label>
+          <small id="password-hint">At least {PASSWORD_MIN} characters.</small>
           <button type="submit">Create account and workspace</button>
         </form>
       </article>

@@ -1,0 +1,30 @@
+// Shared pieces of the workspace settings page: its data, a failed form's note, number formatting.
+import type { FC } from 'hono/jsx';
+import type { NumberView, WorkspaceSettings } from '../../workspaces/service.js';
+import { BASE } from '../layout.js';
+
+export const PATH = `${BASE}/settings`;
+
+export type Section = 'name' | 'numbers' | 'countries' | 'limits';
+
+/** A failed form: which section it belongs to, why, and what was typed (shown again). */
+export interface FormFailure {
+  section: Section;
+  message: string;
+  values: Record<string, string | string[]>;
+}
+
+export interface SettingsData {
+  settings: WorkspaceSettings;
+  numbers: NumberView[];
+  failure?: FormFailure;
+}
+
+export const fmt = (n: number) => n.toLocaleString('en-US');
+
+export const ErrorNote: FC<{ failure?: FormFailure; section: Section }> = ({ failure, section }) =>
+  failure?.section === section ? (
+    <p class="flash flash-error" role="alert">
+      {failure.message}
+    </p>
+  ) : null;

@@ -1,0 +1,144 @@
+// The settings page's numbers section: each number's type and what it can send, adding and removing numbers,
+// and the plain warning where the workspace cannot send SMS (or anything).
+import type { FC } from 'hono/jsx';
+import { NUMBER_TYPES, type NumberType } from '../../workspaces/phone-number.js';
+import type { NumberView } from '../../workspaces/service.js';
+import { ConfirmedAction } from '../components.js';
+import { Csrf } from '../layout.js';
+import { ErrorNote, PATH, type SettingsData } from './settings-form.js';
+
+export const TYPE_LABELS: Record<NumberType, string> = {
+  mobile: 'Mobile',
+  landline: 'Landline',
+  local_rate: 'Local rate (13, 1300)',
+  toll_free: 'Toll-free',
+};
+
+const Can: FC<{ yes: boolean; what: string }> = ({ yes, what }) =>
+  yes ? (
+    <span class="can can-yes">
+      <span aria-hidden="true">✓</span> <span class="visually-hidden">{what}: </span>yes
+    </span>
+  ) : (
+    <span class="can can-no">
+      <span aria-hidden="true">✗</span> <span class="visually-hidden">{what}: </span>no
+    </span>
+  );
+
+/** What the workspace cannot send, said plainly where it cannot. */
+const Capability: FC<{ numbers: NumberView[] }> = ({ numbers }) => {
+  if (numbers.length === 0) {
+    return (
+      <p class="warning" id="capability">
+        This workspace has no number, so nothing can be sent: add a number below. SMS needs a mobile number;
+        voice works from any number.
+      </p>
+    );
+  }
+  if (!numbers.some((n) => n.type === 'mobile')) {
+    return (
+      <p class="warning" id="capability">
+        SMS needs a mobile number: this workspace has none, so only voice codes can be sent.
+      </p>
+    );
+  }
+  return null;
+};
+
+export const NumbersSection: FC<{ data: SettingsData; csrf: string }> = ({ data, csrf }) => {
+  const failed = data.failure?.section === 'numbers' ? data.failure.values : {};
+  const typedType = String(failed.type ?? '');
+  return (
+    <article id="numbers" aria-labelledby="numbers-title">
+      <h2 id="numbers-title">Numbers</h2>
+      <p class="muted">
+        Codes are sent from these numbers. Voice works from any number; SMS needs a mobile number.
+      </p>
+      <Capability numbers={data.numbers} />
+      <ErrorNote failure={data.failure} section="numbers" />
+      {data.numbers.length > 0 && (
+        <div class="table-wrap">
+          <table class="striped stack-table">
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Country</th>
+                <th scope="col">Type</th>
+                <th scope="col">Voice</th>
+                <th scope="col">SMS</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.numbers.map((n) => (
+                <tr>
+                  <td data-label="Number">
+                    <code>{n.number}</code>
+                  </td>
+                  <td data-label="Country">{n.country}</td>
+                  <td data-label="Type">{TYPE_LABELS[n.type] ?? n.type}</td>
+                  <td data-label="Voice">
+                    <Can yes what="Voice" />
+                  </td>
+                  <td data-label="SMS">
+                    <Can yes={n.type === 'mobile'} what="SMS" />
+                  </td>
+                  <td>
+                    <ConfirmedAction
+                      action={`${PATH}/numbers/${encodeURIComponent(n.id)}/remove`}
+                      confirm={`Remove ${n.number}? Codes will no longer be sent from it.`}
+                      label="Remove"
+                      describe={`Remove ${n.number}`}
+                      csrf={csrf}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <form method="post" action={`${PATH}/numbers`} class="add-number">
+        <Csrf token={csrf} />
+        <h3>Add a number</h3>
+        <div class="grid">
+          <div>
+            <label>
+              Number
+              <input
+                name="number"
+                required
+                inputmode="tel"
+                placeholder="+61491570156"
+                value={String(failed.number ?? '')}
+                aria-describedby="number-hint"
+              />
+            </label>
+            <small id="number-hint">In international form, starting with +.</small>
+          </div>
+          <div>
+            <label>
+              Type
+              <select name="type" aria-describedby="type-hint">
+                <option value="" selected={typedType === ''}>
+                  Detect from the number
+                </option>
+                {NUMBER_TYPES.map((t) => (
+                  <option value={t} selected={typedType === t}>
+                    {TYPE_LABELS[t]}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <small id="type-hint">
+              US and Canadian numbers need a type: it cannot be told from the number.
+            </small>
+          </div>
+        </div>
+        <button type="submit">Add number</button>
+      </form>
+    </article>
+  );
+};
