@@ -20,6 +20,29 @@ export interface OutboundMessage {
   voice: VoiceScript;
 }
 
+/**
+ * A failure worth retrying (timeout, refused connection, 5xx, 429): providers throw it, and the caller retries
+ * with backoff within the code's lifetime. A definitive rejection is a HandOver with ok: false instead.
+ */
+export class TransientDeliveryError extends Error {
+  /** The carrier's Retry-After, where it gave one. */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, retryAfterMs?: number) {
+    super(message);
+    this.name = 'TransientDeliveryError';
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** A carrier's report on a delivery, parsed from its status callback. */
+export interface StatusReport {
+  providerId: string;
+  state: 'accepted' | 'delivered' | 'failed';
+  /** The carrier's own code and words, kept in error_message. */
+  carrierCode?: string;
+  carrierMessage?: string;
+}
+
 /** The first hand-over's outcome: accepted by the provider, or definitively rejected. */
 export type HandOver =
   | { ok: true; providerId: string }

@@ -1,0 +1,150 @@
+// Twilio adapter: SMS by the Messages API, voice by the Calls API with inline TwiML. The documented contract
+// followed here:
+// - Base https://api.twilio.com/2010-04-01, HTTP Basic auth with AccountSid:AuthToken
+//   (twilio.com/docs/iam/api "Our API: the basics").
+// - POST /2010-04-01/Accounts/{AccountSid}/Messages.json, form-encoded To, From, Body, StatusCallback
+//   (twilio.com/docs/messaging/api/message-resource; twilio-go rest/api/v2010/docs/AccountsMessagesApi.md).
+// - POST /2010-04-01/Accounts/{AccountSid}/Calls.json, form-encoded To, From, Twiml, StatusCallback and one
+//   StatusCallbackEvent parameter per event (twilio.com/docs/voice/api/call-resource, its curl examples).
+// - Success: 201 with the resource as JSON, its id in "sid". Failure: JSON {code, message, more_info, status}
+//   (twilio.com/docs/usage/twilios-response; error codes at twilio.com/docs/api/errors).
+import type { DeliveryErrorCode } from '../../error-codes.js';
+import {
+  type DeliveryProvider,
+  type HandOver,
+  type OutboundMessage,
+  TransientDeliveryError,
+} from '../../provider.js';
+import { toTwiml } from './twiml.js';
+
+export const TWILIO_API_BASE = 'https://api.twilio.com';
+
+export interface TwilioCredentials {
+  accountSid: string;
+  authToken: string;
+}
+
+export interface TwilioAdapterConfig {
+  credentials: TwilioCredentials;
+  /** Replaces https://api.twilio.com (a regional edge, a proxy, a test double); same wire format. */
+  baseUrl?: string;
+  /** Where Twilio posts status callbacks; requested on every message and call. */
+  statusCallbackUrl: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/**
+ * Twilio error codes that mean the destination itself was refused (twilio.com/docs/api/errors/<code>).
+ * Any other 4xx (bad credentials 20003, unknown account 20404, a sender not enabled, …) is on our side.
+ */
+const DESTINATION_CODES = new Set([
+  21211, // Invalid 'To' phone number
+  21214, // 'To' phone number cannot be reached
+  21215, // Account not authorized to call this number (geographic permissions)
+  21216, // Account not allowed to call this number
+  21217, // Phone number does not appear to be valid
+  21219, // 'To' phone number not verified (trial account, calls)
+  21401, // Invalid phone number
+  21407, // This phone number type does not support SMS or MMS
+  21408, // Permission to send an SMS has not been enabled for the region of the 'To' number
+  21608, // The 'To' number is unverified (trial account)
+  21610, // Attempt to send to an unsubscribed recipient (STOP)
+  21612, // The 'To' phone number is not currently reachable via SMS
+  21614, // 'To' number is not a valid mobile number
+]);
+
+const MAX_ERROR_MESSAGE = 300;
+
+export function createTwilioAdapter(config: TwilioAdapterConfig): DeliveryProvider {
+  const { accountSid, authToken } = config.credentials;
+  const base = (config.baseUrl ?? TWILIO_API_BASE).replace(/\/+$/, '');
+  const accountPath = `${base}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}`;
+  const authorization = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
+  const timeoutMs = config.timeoutMs ?? 10_000;
+  const doFetch = config.fetch ?? fetch;
+
+  function formFor(message: OutboundMessage): { resource: string; form: URLSearchParams } {
+    const form = new URLSearchParams({ To: message.to, From: message.from });
+    if (message.channel === 'voice') {
+      form.set('Twiml', toTwiml(message.voice, message.locale));
+      form.set('StatusCallback', config.statusCallbackUrl);
+      // The final state (completed, busy, no-answer, failed, canceled) arrives with "completed".
+      form.append('StatusCallbackEvent', 'answered');
+      form.append('StatusCallbackEvent', 'completed');
+      return { resource: 'Calls.json', form };
+    }
+    form.set('Body', message.text);
+    form.set('StatusCallback', config.statusCallbackUrl);
+    return { resource: 'Messages.json', form };
+  }
+
+  return {
+    name: 'twilio',
+    async send(message) {
+      const { resource, form } = formFor(message);
+      let res: Response;
+      let text: string;
+      try {
+        res = await doFetch(`${accountPath}/${resource}`, {
+          method: 'POST',
+          headers: {
+            authorization,
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/json',
+          },
+          body: form.toString(),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        text = await res.text();
+      } catch (err) {
+        // Timeout, refused or reset connection: nothing says Twilio refused the message.
+        const reason = err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : 'unreachable';
+        throw new TransientDeliveryError(`Twilio ${reason}`);
+      }
+      return handOverFrom(res, text);
+    },
+  };
+}
+
+function handOverFrom(res: Response, text: string): HandOver {
+  const body = parseJson(text);
+  if (res.ok) {
+    const sid = body?.sid;
+    if (typeof sid !== 'string' || sid === '') {
+      throw new TransientDeliveryError(`Twilio HTTP ${res.status} without a resource sid`);
+    }
+    return { ok: true, providerId: sid };
+  }
+  if (res.status === 408 || res.status === 429 || res.status >= 500) {
+    throw new TransientDeliveryError(
+      `Twilio HTTP ${res.status}`,
+      retryAfterMs(res.headers.get('retry-after')),
+    );
+  }
+  const rawCode = Number(body?.code);
+  const code = Number.isInteger(rawCode) && rawCode > 0 ? rawCode : undefined;
+  const words = typeof body?.message === 'string' ? body.message : `HTTP ${res.status}`;
+  const errorCode: DeliveryErrorCode =
+    code !== undefined && DESTINATION_CODES.has(code) ? 'destination_rejected' : 'provider_error';
+  const errorMessage = `Twilio ${code ?? res.status}: ${words}`.slice(0, MAX_ERROR_MESSAGE);
+  return { ok: false, providerId: null, errorCode, errorMessage };
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retry-After is delay-seconds or an HTTP date (RFC 9110 section 10.2.3). */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

@@ -1,0 +1,205 @@
+// A local stand-in for api.nexmo.com: POST /v1/messages (Messages API) and POST /v1/calls (Voice API), with the
+// documented bodies. It checks the Bearer JWT as Vonage does (RS256 against the application's public key,
+// application_id, iat/exp) and answers the documented 401 otherwise; records every request; and can be told to
+// answer success, a documented error, 5xx, 429 + Retry-After, a malformed body, or to hang.
+import { createPublicKey, verify } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  rawBody: string;
+  json: unknown;
+}
+
+export type FakeReply =
+  | { kind: 'success' }
+  | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'malformed' }
+  | { kind: 'hang' };
+
+const problem = (type: string, title: string, detail: string) => ({
+  type,
+  title,
+  detail,
+  instance: 'bf0ca0bf927b3b52e3cb03217e1a1ddf',
+});
+
+/** Error answers as the Vonage docs show them ("API Errors", Messages and Voice API references). */
+export const VONAGE_ERRORS = {
+  unauthorized: {
+    kind: 'error',
+    status: 401,
+    body: problem(
+      'https://developer.vonage.com/api-errors#unauthorized',
+      'Unauthorized',
+      'You did not provide correct credentials.',
+    ),
+  },
+  lowBalance: {
+    kind: 'error',
+    status: 402,
+    body: problem(
+      'https://developer.vonage.com/api-errors#low-balance',
+      'Low balance',
+      'This request could not be performed due to your account balance being low.',
+    ),
+  },
+  messagesInvalidParams: {
+    kind: 'error',
+    status: 422,
+    body: problem(
+      'https://developer.vonage.com/api-errors/messages#1020',
+      'Invalid params',
+      'The value of one or more parameters is invalid.',
+    ),
+  },
+  messagesInvalidMessage: {
+    kind: 'error',
+    status: 422,
+    body: problem(
+      'https://developer.vonage.com/api-errors/messages#1040',
+      'Invalid message',
+      'The Platform was unable to process your request. For example, due to an unrecognised prefix for the phone number.',
+    ),
+  },
+  messagesNumberBarred: {
+    kind: 'error',
+    status: 422,
+    body: problem(
+      'https://developer.vonage.com/api-errors/messages#1050',
+      'Number barred',
+      'The number you are trying to submit to is blacklisted and may not receive messages.',
+    ),
+  },
+  throttled: {
+    kind: 'error',
+    status: 429,
+    headers: { 'Retry-After': '7' },
+    body: problem(
+      'https://developer.vonage.com/api-errors/messages#1000',
+      'Throttled',
+      'You have exceeded the submission capacity allowed on this account. Please wait and retry',
+    ),
+  },
+  serverError: {
+    kind: 'error',
+    status: 500,
+    body: problem('https://developer.vonage.com/api-errors#internal-error', 'Internal Error', 'Try again.'),
+  },
+  voiceInvalidTo: {
+    kind: 'error',
+    status: 400,
+    body: {
+      type: 'https://developer.nexmo.com/api-errors#bad-request',
+      error_title: 'Bad Request',
+      invalid_parameters: [{ name: 'to[0].number', reason: 'must be a valid E.164 number' }],
+    },
+  },
+  voiceForbidden: {
+    kind: 'error',
+    status: 403,
+    body: problem(
+      'https://developer.nexmo.com/api-errors#forbidden',
+      'Forbidden',
+      'Your account does not have permission to perform this action',
+    ),
+  },
+} as const satisfies Record<string, FakeReply>;
+
+export interface FakeVonage {
+  url: string;
+  requests: RecordedRequest[];
+  /** Answer the next requests (in order) this way; afterwards, success again. */
+  queue(...replies: FakeReply[]): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeVonage(app: {
+  applicationId: string;
+  publicKey: string;
+}): Promise<FakeVonage> {
+  const requests: RecordedRequest[] = [];
+  const replies: FakeReply[] = [];
+  const sockets = new Set<Socket>();
+  const key = createPublicKey(app.publicKey);
+  let counter = 0;
+
+  const authorised = (header: string | undefined): boolean => {
+    const token = header?.match(/^Bearer (.+)$/)?.[1];
+    const [h, c, s] = token?.split('.') ?? [];
+    if (!h || !c || !s) return false;
+    if (!verify('sha256', Buffer.from(`${h}.${c}`), key, Buffer.from(s, 'base64url'))) return false;
+    const header_ = JSON.parse(Buffer.from(h, 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(c, 'base64url').toString());
+    const now = Date.now() / 1000;
+    return (
+      header_.alg === 'RS256' &&
+      claims.application_id === app.applicationId &&
+      typeof claims.jti === 'string' &&
+      claims.iat <= now + 5 &&
+      claims.exp > now
+    );
+  };
+
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(rawBody);
+      } catch {
+        json = undefined;
+      }
+      const path = req.url ?? '';
+      requests.push({ method: req.method ?? '', path, headers: req.headers, rawBody, json });
+
+      const known = req.method === 'POST' && (path === '/v1/messages' || path === '/v1/calls');
+      if (!known)
+        return send(res, 404, problem('https://developer.vonage.com/api-errors#not-found', 'Not Found', ''));
+      const reply = replies.shift() ?? { kind: 'success' };
+      if (reply.kind === 'hang') return; // never answers; the socket is destroyed on close
+      if (!authorised(req.headers.authorization)) return send(res, 401, VONAGE_ERRORS.unauthorized.body);
+      if (reply.kind === 'malformed') {
+        res.writeHead(path === '/v1/calls' ? 201 : 202, { 'Content-Type': 'application/json' });
+        return res.end('{"uuid": ');
+      }
+      if (reply.kind === 'error') return send(res, reply.status, reply.body, reply.headers);
+      counter += 1;
+      const id = `aaaaaaaa-bbbb-cccc-dddd-${String(counter).padStart(12, '0')}`;
+      if (path === '/v1/messages') return send(res, 202, { message_uuid: id });
+      return send(res, 201, {
+        uuid: id,
+        status: 'started',
+        direction: 'outbound',
+        conversation_uuid: `CON-${id}`,
+      });
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    queue: (...r) => replies.push(...r),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
