@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { webhookRoutes } from './carriers/webhooks.js';
 import { dashboard } from './dashboard/plugin.js';
 import { AppError } from './errors.js';
 import { healthRoutes } from './http/health.js';
@@ -34,7 +35,6 @@ export const LOG_REDACT_PATHS = [
 export interface AppOptions {
   services: Services;
   logger?: FastifyServerOptions['logger'];
-  publicUrl?: string;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -80,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         description:
           'One-time codes by voice call or SMS. Errors are RFC 9457 problem details; branch on `code`. See docs/api.md for every decision.',
       },
-      servers: options.publicUrl ? [{ url: options.publicUrl }] : [],
+      servers: [{ url: services.publicUrl }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: `An API key: ${KEY_PREFIX}…` },
@@ -109,9 +109,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(dashboard, {
     prefix: '/dashboard',
     services,
-    secureCookies: options.publicUrl?.startsWith('https://') ?? false,
+    secureCookies: services.publicUrl.startsWith('https://'),
   });
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard'));
+  await app.register(webhookRoutes, { prefix: '/webhooks', services });
 
   return app;
 }

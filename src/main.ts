@@ -12,10 +12,14 @@ export interface ServeOptions {
 
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   const store = await openStore(config.database);
-  const services = createServices({ store, secret: config.secret, retentionDays: config.retentionDays });
+  const services = createServices({
+    store,
+    secret: config.secret,
+    retentionDays: config.retentionDays,
+    publicUrl: config.publicUrl,
+  });
   const app = await buildApp({
     services,
-    publicUrl: config.publicUrl,
     logger: {
       level: config.logLevel,
       redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },

@@ -1,9 +1,10 @@
 // The composition root: builds every service from the store, the clock and the secret. The HTTP app, the CLI
 // and the sweeper all take their services from here, so each rule lives in one place.
 import { type AccountService, createAccountService } from './accounts/service.js';
+import { createProviderRouter } from './carriers/router.js';
+import { type CarrierService, createCarrierService } from './carriers/service.js';
 import { type Clock, systemClock } from './clock.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
-import type { ProviderRouter } from './delivery/provider.js';
 import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
@@ -23,6 +24,9 @@ export interface Services {
   requestLimiter: RequestLimiter;
   retention: Retention;
   accounts: AccountService;
+  carriers: CarrierService;
+  /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
+  publicUrl: string;
 }
 
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -32,6 +36,8 @@ export function createServices(deps: {
   secret?: string;
   clock?: Clock;
   retentionDays?: number;
+  /** Where carriers reach the service (PUBLIC_URL): status callbacks are requested under it. */
+  publicUrl: string;
 }): Services {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
@@ -40,8 +46,8 @@ export function createServices(deps: {
   const workspaces = createWorkspaceService({ db, clock });
   const keys = createKeyService({ db, clock, workspaces });
   const devProvider = createDevProvider({ db, clock, reports: createDeliveryReports({ db, clock }) });
-  // Until carrier accounts exist (a later issue), every number sends through the development provider.
-  const providers: ProviderRouter = { providerFor: () => devProvider };
+  const carriers = createCarrierService({ db, clock, secret, workspaces });
+  const providers = createProviderRouter({ carriers, devProvider, publicUrl: deps.publicUrl });
   const verifications = createVerificationService({
     db,
     clock,
@@ -56,5 +62,17 @@ export function createServices(deps: {
     retentionDays: deps.retentionDays ?? DEFAULT_RETENTION_DAYS,
   });
   const accounts = createAccountService({ db, clock, workspaces });
-  return { store, clock, workspaces, keys, verifications, devProvider, requestLimiter, retention, accounts };
+  return {
+    store,
+    clock,
+    workspaces,
+    keys,
+    verifications,
+    devProvider,
+    requestLimiter,
+    retention,
+    accounts,
+    carriers,
+    publicUrl: deps.publicUrl,
+  };
 }

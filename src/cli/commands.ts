@@ -1,5 +1,6 @@
 // The operator commands of docs/operator-interface.md. Each calls the same services as the HTTP routes.
 
+import { readFileSync } from 'node:fs';
 import type { AccountView } from '../accounts/service.js';
 import { listOutbox } from '../delivery/outbox.js';
 import type { Services } from '../services.js';
@@ -57,6 +58,40 @@ async function passwordOf(values: Values): Promise<string> {
   return inline;
 }
 
+/** `carrier add` option -> the credential field it fills; the service checks which apply to the type. */
+const CREDENTIAL_OPTIONS = {
+  'account-sid': 'accountSid',
+  'auth-token': 'authToken',
+  'api-key': 'apiKey',
+  'api-secret': 'apiSecret',
+  'application-id': 'applicationId',
+  'signature-secret': 'signatureSecret',
+  'connection-id': 'connectionId',
+  'messaging-profile-id': 'messagingProfileId',
+  'public-key': 'publicKey',
+  host: 'host',
+  port: 'port',
+  'system-id': 'systemId',
+  password: 'password',
+} as const;
+
+function credentialsOf(values: Values): Record<string, string | undefined> {
+  const credentials: Record<string, string | undefined> = {};
+  for (const [option, name] of Object.entries(CREDENTIAL_OPTIONS))
+    credentials[name] = optional(values, option);
+  const keyFile = optional(values, 'private-key-file');
+  if (keyFile !== undefined) {
+    try {
+      credentials.privateKey = readFileSync(keyFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(
+        `--private-key-file: cannot read ${keyFile} (${(err as NodeJS.ErrnoException).code})`,
+      );
+    }
+  }
+  return credentials;
+}
+
 function printAccount(result: unknown): void {
   const account = result as AccountView;
   printRecord({
@@ -79,27 +114,54 @@ export const COMMANDS: Record<string, Command> = {
     print: (r) => printTable(r as object[], ['id', 'name', 'created_at']),
   },
   'number add': {
-    usage: 'number add --workspace WS_ID --number PHONE [--type mobile|landline|local_rate|toll_free]',
+    usage:
+      'number add --workspace WS_ID --number PHONE [--type mobile|landline|local_rate|toll_free] [--carrier CARRIER_ID]',
     options: { workspace: str, number: str, type: str, carrier: str },
-    run: async (s, v) => {
-      if (optional(v, 'carrier') !== undefined) {
-        throw new UsageError(
-          '--carrier: carrier accounts are not available in this version; numbers use the development provider',
-        );
-      }
-      return s.workspaces.addNumber({
+    run: (s, v) =>
+      s.workspaces.addNumber({
         workspaceId: required(v, 'workspace'),
         number: required(v, 'number'),
         type: optional(v, 'type'),
-      });
-    },
+        carrierId: optional(v, 'carrier'),
+      }),
     print: (r) => printRecord(r as object),
   },
   'number list': {
     usage: 'number list --workspace WS_ID',
     options: { workspace: str },
     run: (s, v) => s.workspaces.listNumbers(required(v, 'workspace')),
-    print: (r) => printTable(r as object[], ['id', 'number', 'type', 'country']),
+    print: (r) => printTable(r as object[], ['id', 'number', 'type', 'country', 'carrier_id']),
+  },
+  'carrier add': {
+    usage:
+      'carrier add --workspace WS_ID --type twilio|telnyx|vonage|smpp [--base-url URL] and, per type:\n' +
+      '      twilio  --account-sid SID --auth-token TOKEN\n' +
+      '      telnyx  --api-key KEY [--connection-id ID] [--messaging-profile-id ID] [--public-key KEY]\n' +
+      '      vonage  --api-key KEY --api-secret SECRET --application-id ID --private-key-file PATH\n' +
+      '              --signature-secret SECRET\n' +
+      '      smpp    --host HOST --port PORT --system-id ID --password PASSWORD',
+    options: {
+      workspace: str,
+      type: str,
+      'base-url': str,
+      'private-key-file': str,
+      ...Object.fromEntries(Object.keys(CREDENTIAL_OPTIONS).map((o) => [o, str])),
+    },
+    // The view is { id, type, created_at }: no credential is ever printed back.
+    run: (s, v) =>
+      s.carriers.addAccount({
+        workspaceId: required(v, 'workspace'),
+        type: required(v, 'type'),
+        credentials: credentialsOf(v),
+        baseUrl: optional(v, 'base-url'),
+      }),
+    print: (r) => printRecord(r as object),
+  },
+  'carrier list': {
+    usage: 'carrier list --workspace WS_ID',
+    options: { workspace: str },
+    run: (s, v) => s.carriers.listAccounts(required(v, 'workspace')),
+    print: (r) => printTable(r as object[], ['id', 'type', 'created_at']),
   },
   'key create': {
     usage: 'key create --workspace WS_ID --name NAME [--scopes otp,…] [--expires-in SECONDS]',

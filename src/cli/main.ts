@@ -67,7 +67,11 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError(`usage: phone-verify ${command.usage}`);
     const store = await openStore(config.database);
     try {
-      const result = await command.run(createServices({ store, secret: config.secret }), values, positionals);
+      const result = await command.run(
+        createServices({ store, secret: config.secret, publicUrl: config.publicUrl }),
+        values,
+        positionals,
+      );
       if (json) printJson(result);
       else command.print(result);
     } finally {

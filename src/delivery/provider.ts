@@ -1,6 +1,7 @@
 // The provider interface: everything the verification logic knows of delivery. Carrier adapters implement
 // it; the development provider (dev-provider.ts) is the default.
 import type { Channel } from '../workspaces/channels.js';
+import type { NumberRow } from '../workspaces/repository.js';
 import type { DeliveryErrorCode } from './error-codes.js';
 import type { VoiceScript } from './voice-script.js';
 
@@ -64,7 +65,7 @@ export interface DeliveryProvider {
   send(message: OutboundMessage): Promise<HandOver>;
 }
 
-/** Picks the provider for a sender number: one place where carrier accounts will plug in. */
+/** Picks the provider for a sender number: its carrier account's adapter, else the development provider. */
 export interface ProviderRouter {
-  providerFor(from: string, workspaceId: string): DeliveryProvider;
+  providerFor(sender: NumberRow): Promise<DeliveryProvider>;
 }

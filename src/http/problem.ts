@@ -86,7 +86,10 @@ function toAppError(error: FastifyError): AppError {
         'Send the request body as Content-Type: application/json.',
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'The request body is larger than 16 KiB.');
+      return new AppError(
+        'payload_too_large',
+        'The request body is larger than this endpoint accepts (16 KiB for the API).',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('invalid_request', 'The JSON body is empty.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -3,10 +3,12 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as initial from './migrations/0001-initial.js';
 import * as accounts from './migrations/0002-accounts-and-timeline.js';
+import * as carriers from './migrations/0003-carriers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-accounts-and-timeline': accounts,
+  '0003-carriers': carriers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

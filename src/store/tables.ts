@@ -21,6 +21,20 @@ export interface WorkspaceNumbersTable {
   created_at: number;
   /** Order of addition (clock.ts monotonicStamps): the first number gives the default country. */
   seq: number;
+  /** The carrier account that sends from this number; null: the development provider. */
+  carrier_id: string | null;
+}
+
+export interface CarrierAccountsTable {
+  id: string;
+  workspace_id: string;
+  /** twilio, telnyx, vonage or smpp. */
+  type: string;
+  /** AES-256-GCM ciphertext of the credentials JSON (carriers/credentials.ts); never plain text. */
+  credentials: string;
+  /** Replaces the carrier's API base (a regional edge, a proxy, a test double); null: the carrier's own. */
+  base_url: string | null;
+  created_at: number;
 }
 
 export interface ApiKeysTable {
@@ -157,4 +171,5 @@ export interface Database {
   sessions: SessionsTable;
   signin_throttle: SigninThrottleTable;
   verification_events: VerificationEventsTable;
+  carrier_accounts: CarrierAccountsTable;
 }

@@ -1,10 +1,13 @@
 // Where providers report a delivery's failure after hand-over (a carrier's status callback, the development
 // provider's simulated failures). Duplicate and late reports are harmless: only a pending code changes status.
 import type { Clock } from '../clock.js';
-import type { DeliveryReportSink } from '../delivery/provider.js';
+import type { DeliveryReportSink, StatusReport } from '../delivery/provider.js';
 import type { Db } from '../store/database.js';
 import { createTimeline } from './events.js';
-import { recordDeliveryFailure } from './repository.js';
+import { findByProviderId, recordDeliveryFailure } from './repository.js';
+
+/** Kept in error_message; the carrier's code and words are the part support reads. */
+const MAX_ERROR_MESSAGE = 300;
 
 export function createDeliveryReports(deps: { db: Db; clock: Clock }): DeliveryReportSink {
   const timeline = createTimeline(deps);
@@ -27,4 +30,49 @@ export function createDeliveryReports(deps: { db: Db; clock: Clock }): DeliveryR
       ]);
     },
   };
+}
+
+/** What became of a carrier's status report (for the log; the carrier is answered 2xx whatever it is). */
+export type StatusOutcome = 'applied' | 'no_change' | 'duplicate' | 'unknown_verification';
+
+export interface CarrierStatusReports {
+  /**
+   * Applies a status report whose signature was checked against a carrier account of `workspaceId`: a failure
+   * makes that workspace's pending verification undelivered; nothing else changes anything.
+   */
+  apply(input: { workspaceId: string; carrier: string; report: StatusReport }): Promise<StatusOutcome>;
+}
+
+export function createCarrierStatusReports(deps: { db: Db; clock: Clock }): CarrierStatusReports {
+  const sink = createDeliveryReports(deps);
+  return {
+    async apply({ workspaceId, carrier, report }) {
+      // Accepted and delivered say nothing new: the code stays pending until it is checked or expires.
+      if (report.state !== 'failed') return 'no_change';
+      // Scoped to the account's workspace, so one workspace's carrier cannot touch another's verifications.
+      const row = await findByProviderId(deps.db, workspaceId, report.providerId);
+      if (!row) return 'unknown_verification';
+      const errorMessage = carrierFailureMessage(carrier, report);
+      // Carriers retry, and Twilio's signatures carry no timestamp: the same report again writes nothing new.
+      // (Two copies racing may both pass this read; the status update stays idempotent, the timeline gets two.)
+      if (row.error_code === 'delivery_failed' && row.error_message === errorMessage) return 'duplicate';
+      await sink.deliveryFailed({
+        verificationId: row.id,
+        providerId: report.providerId,
+        errorCode: 'delivery_failed',
+        errorMessage,
+      });
+      return 'applied';
+    },
+  };
+}
+
+/** "Twilio 30003: undelivered: Unreachable destination handset", without repeating a code that is the words. */
+export function carrierFailureMessage(carrier: string, report: StatusReport): string {
+  const { carrierCode: code, carrierMessage: words } = report;
+  const text =
+    code && words && code !== words
+      ? `${carrier} ${code}: ${words}`
+      : `${carrier}: ${code ?? words ?? 'delivery failed'}`;
+  return text.slice(0, MAX_ERROR_MESSAGE);
 }

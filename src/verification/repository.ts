@@ -23,6 +23,20 @@ export function findVerification(
     .executeTakeFirst();
 }
 
+/** The verification a carrier's status callback names, within the workspace that owns the carrier account. */
+export function findByProviderId(
+  db: Db,
+  workspaceId: string,
+  providerId: string,
+): Promise<VerificationRow | undefined> {
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
 /** The number's pending verification where there is one, else its newest. */
 export async function findForPhone(
   db: Db,

@@ -1,7 +1,7 @@
 // The verification core: send, check, read and cancel, and the state machine of service-spec section 3.
 // It knows nothing of HTTP; delivery goes through the provider interface.
 import type { Clock } from '../clock.js';
-import type { ProviderRouter } from '../delivery/provider.js';
+import { type ProviderRouter, TransientDeliveryError } from '../delivery/provider.js';
 import { smsText } from '../delivery/sms-text.js';
 import { localeFor, voiceScript } from '../delivery/voice-script.js';
 import { AppError, invalidField } from '../errors.js';
@@ -156,7 +156,7 @@ export function createVerificationService(deps: VerificationDeps) {
         ]);
       });
 
-      const provider = providers.providerFor(sender.number, ws.id);
+      const provider = await providers.providerFor(sender);
       const handOver = await provider
         .send({
           verificationId: row.id,
@@ -168,11 +168,15 @@ export function createVerificationService(deps: VerificationDeps) {
           text: smsText(brandName, code),
           voice: voiceScript(brandName, code, localeFor(destination.country)),
         })
-        .catch(() => ({
+        .catch((err: unknown) => ({
           ok: false as const,
           providerId: null,
           errorCode: 'provider_error' as const,
-          errorMessage: `The ${provider.name} provider failed to take the message.`,
+          // Transient failures are retried by the durable delivery queue, which does not exist yet.
+          errorMessage:
+            err instanceof TransientDeliveryError
+              ? `The ${provider.name} carrier failed to take the message (${err.message}); it will not be retried yet.`
+              : `The ${provider.name} provider failed to take the message.`,
         }));
       const outcome: repo.DeliveryOutcome = {
         provider: provider.name,

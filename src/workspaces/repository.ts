@@ -30,6 +30,17 @@ export function findNumber(db: Db, workspaceId: string, number: string): Promise
     .executeTakeFirst();
 }
 
+/** Whether the workspace has this carrier account: a number may only send through its own workspace's. */
+export async function hasCarrierAccount(db: Db, workspaceId: string, carrierId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('carrier_accounts')
+    .select('id')
+    .where('id', '=', carrierId)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Oldest first: the first number gives the workspace's default country. */
 export function listNumbers(db: Db, workspaceId: string): Promise<NumberRow[]> {
   return db

@@ -75,6 +75,8 @@ export interface NumberView {
   number: string;
   type: NumberType;
   country: string;
+  /** The carrier account it sends through; null: the development provider. */
+  carrier_id: string | null;
 }
 
 export function presentWorkspace(row: repo.WorkspaceRow): WorkspaceView {
@@ -82,7 +84,13 @@ export function presentWorkspace(row: repo.WorkspaceRow): WorkspaceView {
 }
 
 export function presentNumber(row: repo.NumberRow): NumberView {
-  return { id: row.id, number: row.number, type: row.type as NumberType, country: row.country };
+  return {
+    id: row.id,
+    number: row.number,
+    type: row.type as NumberType,
+    country: row.country,
+    carrier_id: row.carrier_id,
+  };
 }
 
 export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
@@ -127,7 +135,13 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       return (await repo.listWorkspaces(db)).map(presentWorkspace);
     },
 
-    async addNumber(input: { workspaceId: string; number: string; type?: string }): Promise<NumberView> {
+    async addNumber(input: {
+      workspaceId: string;
+      number: string;
+      type?: string;
+      /** A carrier account of the same workspace; without one the number uses the development provider. */
+      carrierId?: string;
+    }): Promise<NumberView> {
       await requireWorkspace(input.workspaceId);
       if (input.type !== undefined && !NUMBER_TYPES.includes(input.type as NumberType)) {
         throw invalidField('type', `must be one of ${NUMBER_TYPES.join(', ')}`);
@@ -148,6 +162,16 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
           `the type of ${e164} cannot be told from the number itself: give it (${NUMBER_TYPES.join(', ')})`,
         );
       }
+      if (
+        input.carrierId !== undefined &&
+        !(await repo.hasCarrierAccount(db, input.workspaceId, input.carrierId))
+      ) {
+        // Another workspace's account is answered like an unknown one.
+        throw new AppError(
+          'not_found',
+          `No carrier account ${input.carrierId} in workspace ${input.workspaceId}.`,
+        );
+      }
       if (await repo.findNumber(db, input.workspaceId, e164)) {
         throw new AppError('conflict', `${e164} is already a number of workspace ${input.workspaceId}.`);
       }
@@ -159,6 +183,7 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         country,
         created_at: clock.now(),
         seq: nextStamp(),
+        carrier_id: input.carrierId ?? null,
       };
       await repo.insertNumber(db, row);
       return presentNumber(row);

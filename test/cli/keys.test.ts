@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { createServices } from '../../src/services.js';
 import { openStore } from '../../src/store/database.js';
-import { TEST_SECRET } from '../helpers/app.js';
+import { TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
 import { cliJson, runCli } from '../helpers/process.js';
 
@@ -114,7 +114,7 @@ describe('CLI: key commands', () => {
     // then the 25th through the CLI, which must still succeed.
     const store = await openStore(env.DATABASE_URL as string);
     try {
-      const services = createServices({ store, secret: TEST_SECRET });
+      const services = createServices({ store, secret: TEST_SECRET, publicUrl: TEST_PUBLIC_URL });
       for (let i = 1; i <= 24; i++) await services.keys.createKey({ workspaceId: ws, name: `key ${i}` });
     } finally {
       await store.close();

@@ -39,17 +39,19 @@ describe('CLI: workspace and number commands', () => {
     assert.deepEqual(list.map((w) => w.name).sort(), ['Acme', 'Globex', 'Initech']);
   });
 
-  test('number add --json prints exactly { id, number, type, country }, the type detected (AU mobile)', () => {
+  test('number add --json prints exactly { id, number, type, country, carrier_id }, the type detected (AU mobile)', () => {
     const n = jsonOf<Record<string, unknown>>(
       runCli(['number', 'add', '--workspace', wsId, '--number', '+61491570156', '--json'], env),
     );
-    assert.deepEqual(Object.keys(n).sort(), ['country', 'id', 'number', 'type']);
+    // carrier_id extends the spec's shape: null is the development provider (test/cli/carriers.test.ts).
+    assert.deepEqual(Object.keys(n).sort(), ['carrier_id', 'country', 'id', 'number', 'type']);
     const { id, ...rest } = n;
     assert.match(String(id), /^num_[0-9A-Za-z]{24}$/);
     assert.deepEqual(rest, {
       number: '+61491570156',
       type: 'mobile',
       country: 'AU',
+      carrier_id: null,
     });
   });
 
@@ -91,11 +93,12 @@ describe('CLI: workspace and number commands', () => {
     }
   });
 
-  test('number list --workspace --json is an array of { id, number, type, country } of that workspace', () => {
+  test('number list --workspace --json is an array of { id, number, type, country, carrier_id } of that workspace', () => {
     const list = jsonOf<Record<string, unknown>[]>(
       runCli(['number', 'list', '--workspace', wsId, '--json'], env),
     );
-    for (const n of list) assert.deepEqual(Object.keys(n).sort(), ['country', 'id', 'number', 'type']);
+    for (const n of list)
+      assert.deepEqual(Object.keys(n).sort(), ['carrier_id', 'country', 'id', 'number', 'type']);
     assert.deepEqual(list.map((n) => `${n.number} ${n.type} ${n.country}`).sort(), [
       '+12015550123 mobile US',
       '+14165550123 landline CA',

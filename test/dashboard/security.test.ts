@@ -63,11 +63,11 @@ async function snapshot(services: Services): Promise<string> {
   return JSON.stringify(out);
 }
 
-/** An app built with a PUBLIC_URL of our choosing (createTestApp builds without one). */
+/** An app built with a PUBLIC_URL of our choosing. */
 async function appWithPublicUrl(publicUrl: string) {
   const handle = await openTestStore();
-  const services = createServices({ store: handle.store, secret: TEST_SECRET });
-  const app = await buildApp({ services, publicUrl });
+  const services = createServices({ store: handle.store, secret: TEST_SECRET, publicUrl });
+  const app = await buildApp({ services });
   await app.ready();
   return {
     app,

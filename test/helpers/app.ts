@@ -12,6 +12,8 @@ import { openStore, type Store } from '../../src/store/database.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase } from './database.js';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+/** PUBLIC_URL of test services: carrier status callbacks are requested under it. */
+export const TEST_PUBLIC_URL = 'http://127.0.0.1';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -53,7 +55,12 @@ export async function openTestStore(dir?: string): Promise<TestStoreHandle> {
 export async function createTestApp(options: { clock?: Clock; dir?: string } = {}): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
   const { store, dir, databaseUrl } = handle;
-  const services = createServices({ store, secret: TEST_SECRET, clock: options.clock });
+  const services = createServices({
+    store,
+    secret: TEST_SECRET,
+    clock: options.clock,
+    publicUrl: TEST_PUBLIC_URL,
+  });
   const app = await buildApp({ services });
   await app.ready();
   return {

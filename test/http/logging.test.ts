@@ -6,12 +6,12 @@ import { test } from 'node:test';
 import { buildApp, LOG_REDACT_PATHS } from '../../src/app.js';
 import { listOutbox } from '../../src/delivery/outbox.js';
 import { createServices } from '../../src/services.js';
-import { client, openTestStore, seedWorkspace, TEST_SECRET } from '../helpers/app.js';
+import { client, openTestStore, seedWorkspace, TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 
 test('logs at trace level hold no API key, no code and no Authorization header', async () => {
   const handle = await openTestStore();
   const { store } = handle;
-  const services = createServices({ store, secret: TEST_SECRET });
+  const services = createServices({ store, secret: TEST_SECRET, publicUrl: TEST_PUBLIC_URL });
   let logs = '';
   const stream = new Writable({
     write(chunk, _enc, done) {

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { createServices } from '../../src/services.js';
-import { openTestStore, seedWorkspace, TEST_SECRET } from '../helpers/app.js';
+import { openTestStore, seedWorkspace, TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 
 test('a request arriving while the app closes gets 503 unavailable with Retry-After', async () => {
   const handle = await openTestStore();
   const { store } = handle;
-  const services = createServices({ store, secret: TEST_SECRET });
+  const services = createServices({ store, secret: TEST_SECRET, publicUrl: TEST_PUBLIC_URL });
   const app = await buildApp({ services });
   // Hold the close open (as in-flight requests would) until the test has made its request.
   let release!: () => void;

@@ -15,7 +15,7 @@ import { listOutbox } from '../../src/delivery/outbox.js';
 import { createServices, type Services } from '../../src/services.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { isDatabaseUnavailable } from '../../src/store/unavailable.js';
-import { client, createTestApp, seedWorkspace, TEST_SECRET } from '../helpers/app.js';
+import { client, createTestApp, seedWorkspace, TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 import { databaseUrlFor, ensureDatabase, PG_ADMIN_URL, TEST_STORE } from '../helpers/database.js';
 
 const PG_ONLY =
@@ -201,7 +201,7 @@ async function assemble(options: {
     poolMax: 4,
     statementTimeoutMs: options.statementTimeoutMs,
   });
-  const services = createServices({ store, secret: TEST_SECRET });
+  const services = createServices({ store, secret: TEST_SECRET, publicUrl: TEST_PUBLIC_URL });
   const app = await buildApp({ services });
   await app.ready();
   return {

@@ -4,7 +4,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createServices } from '../../src/services.js';
-import { client, codeFor, createTestApp, seedWorkspace, TEST_SECRET, type TestApp } from '../helpers/app.js';
+import {
+  client,
+  codeFor,
+  createTestApp,
+  seedWorkspace,
+  TEST_PUBLIC_URL,
+  TEST_SECRET,
+  type TestApp,
+} from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 
 const DAY = 86_400_000;
@@ -104,7 +112,9 @@ describe('retention', () => {
     // Three services over the same database, as three processes would have.
     const sweepers = [
       t.services,
-      ...[1, 2].map(() => createServices({ store: t.services.store, secret: TEST_SECRET, clock })),
+      ...[1, 2].map(() =>
+        createServices({ store: t.services.store, secret: TEST_SECRET, clock, publicUrl: TEST_PUBLIC_URL }),
+      ),
     ];
     const results = await Promise.all(sweepers.map((s) => s.retention.prune()));
     assert.equal(

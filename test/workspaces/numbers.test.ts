@@ -47,7 +47,10 @@ describe('workspace numbers', () => {
         const ws = await newWorkspace();
         const view = await add(ws, number);
         assert.match(view.id, /^num_/);
-        assert.deepEqual({ ...view, id: undefined }, { id: undefined, number, type, country });
+        assert.deepEqual(
+          { ...view, id: undefined },
+          { id: undefined, number, type, country, carrier_id: null },
+        );
         assert.deepEqual(await t.services.workspaces.listNumbers(ws), [view]);
       });
     }

@@ -1,0 +1,69 @@
+// The provider router: a number tied to a carrier account sends through that account's adapter, any other
+// number through the development provider. Adapters are built per send from the stored account, so a change
+// of credentials applies to the next send (building one is cheap: no connection is kept).
+import { createTelnyxAdapter } from '../delivery/carriers/telnyx/adapter.js';
+import { createTwilioAdapter } from '../delivery/carriers/twilio/adapter.js';
+import { createVonageAdapter } from '../delivery/carriers/vonage/adapter.js';
+import type { DeliveryProvider, HandOver, ProviderRouter } from '../delivery/provider.js';
+import type { NumberRow } from '../workspaces/repository.js';
+import { CredentialsUnreadableError } from './credentials.js';
+import type { CarrierAccount, CarrierService } from './service.js';
+
+/** Where the carrier posts status callbacks for one account (the webhook routes answer there). */
+export function statusCallbackUrl(publicUrl: string, account: { id: string; type: string }): string {
+  return `${publicUrl.replace(/\/+$/, '')}/webhooks/${account.type}/${account.id}`;
+}
+
+/** A provider that takes nothing: the number's account cannot send, and every send says why. */
+function refusing(name: string, errorMessage: string): DeliveryProvider {
+  const refusal: HandOver = { ok: false, providerId: null, errorCode: 'provider_error', errorMessage };
+  return { name, send: async () => refusal };
+}
+
+function adapterFor(account: CarrierAccount, callbackUrl: string): DeliveryProvider {
+  const common = { baseUrl: account.baseUrl, statusCallbackUrl: callbackUrl };
+  switch (account.type) {
+    case 'twilio':
+      return createTwilioAdapter({ ...common, credentials: account.credentials });
+    case 'telnyx':
+      return createTelnyxAdapter({ ...common, credentials: account.credentials });
+    case 'vonage':
+      return createVonageAdapter({ ...common, credentials: account.credentials });
+    case 'smpp':
+      return refusing(
+        'smpp',
+        `Carrier account ${account.id} is an SMPP account, and SMPP sending is not available in this version: nothing was sent.`,
+      );
+  }
+}
+
+export function createProviderRouter(deps: {
+  carriers: Pick<CarrierService, 'getAccount'>;
+  devProvider: DeliveryProvider;
+  publicUrl: string;
+}): ProviderRouter {
+  const { carriers, devProvider, publicUrl } = deps;
+  return {
+    async providerFor(sender: NumberRow): Promise<DeliveryProvider> {
+      if (sender.carrier_id === null) return devProvider;
+      let account: CarrierAccount | undefined;
+      try {
+        account = await carriers.getAccount(sender.carrier_id);
+      } catch (err) {
+        if (!(err instanceof CredentialsUnreadableError)) throw err;
+        // Sealed under another server secret, or altered: the account cannot be used until re-added.
+        return refusing(
+          'carrier',
+          `The credentials of carrier account ${sender.carrier_id} cannot be read with this server's secret: nothing was sent.`,
+        );
+      }
+      if (!account || account.workspaceId !== sender.workspace_id) {
+        return refusing(
+          'carrier',
+          `Carrier account ${sender.carrier_id} no longer exists: nothing was sent.`,
+        );
+      }
+      return adapterFor(account, statusCallbackUrl(publicUrl, account));
+    },
+  };
+}
