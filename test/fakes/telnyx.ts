@@ -5,16 +5,9 @@
 
 import type { KeyObject } from 'node:crypto';
 import { randomUUID, sign } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { sendJson as json, type RecordedRequest, startRecordingServer } from './recording-server.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  rawBody: string;
-  json: unknown;
-}
+export type { RecordedRequest };
 
 /** Documented errors, by name: HTTP status and the body's first error. */
 export const TELNYX_ERRORS = {
@@ -70,114 +63,86 @@ export interface FakeTelnyx {
 }
 
 export async function startFakeTelnyx(apiKey: string): Promise<FakeTelnyx> {
-  const requests: RecordedRequest[] = [];
   const issuedIds: string[] = [];
   let mode: FakeMode = { kind: 'success' };
 
-  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(body));
-  };
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const rawBody = Buffer.concat(chunks).toString('utf8');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(rawBody);
-      } catch {
-        parsed = undefined;
-      }
-      const path = req.url ?? '';
-      requests.push({ method: req.method ?? '', path, headers: req.headers, rawBody, json: parsed });
-
-      if (mode.kind === 'hang') return; // never answers: the adapter's deadline must fire
-      const isMessage = req.method === 'POST' && path === '/v2/messages';
-      const call = req.method === 'POST' ? /^\/v2\/texml\/calls\/([^/]+)$/.exec(path) : null;
-      if (!isMessage && !call) {
-        json(res, 404, { errors: [{ code: '10005', title: 'Resource not found', detail: 'Not found.' }] });
-        return;
-      }
-      // The real API checks the key before anything else.
-      if (req.headers.authorization !== `Bearer ${apiKey}`) {
-        json(res, 401, { errors: [TELNYX_ERRORS.authentication_failed.error] });
-        return;
-      }
-      if (mode.kind === 'error') {
-        const { status, error } = TELNYX_ERRORS[mode.name];
-        json(res, status, { errors: [error] });
-        return;
-      }
-      if (mode.kind === 'server_error') {
-        json(res, mode.status ?? 503, {
-          errors: [{ code: '10007', title: 'Unexpected error', detail: 'An unexpected error occured.' }],
-        });
-        return;
-      }
-      if (mode.kind === 'rate_limited') {
-        json(
-          res,
-          429,
-          { errors: [{ code: '10011', title: 'Too many requests', detail: 'Slow down.' }] },
-          { 'retry-after': mode.retryAfter },
-        );
-        return;
-      }
-      if (mode.kind === 'malformed') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"data": {"id": ');
-        return;
-      }
-      const body = (parsed ?? {}) as Record<string, unknown>;
-      if (isMessage) {
-        const id = randomUUID();
-        issuedIds.push(id);
-        json(res, 200, {
-          data: {
-            record_type: 'message',
-            direction: 'outbound',
-            id,
-            type: 'SMS',
-            from: { phone_number: body.from, carrier: 'Telnyx', line_type: 'Wireless' },
-            to: [
-              {
-                phone_number: body.to,
-                status: 'queued',
-                carrier: 'T-MOBILE USA, INC.',
-                line_type: 'Wireless',
-              },
-            ],
-            text: body.text,
-            webhook_url: body.webhook_url,
-            encoding: 'GSM-7',
-            parts: 1,
-            errors: [],
-          },
-        });
-        return;
-      }
-      const id = `v3:${randomUUID()}`;
+  const server = await startRecordingServer((req, res, { path, json: parsed }) => {
+    if (mode.kind === 'hang') return; // never answers: the adapter's deadline must fire
+    const isMessage = req.method === 'POST' && path === '/v2/messages';
+    const call = req.method === 'POST' ? /^\/v2\/texml\/calls\/([^/]+)$/.exec(path) : null;
+    if (!isMessage && !call) {
+      json(res, 404, { errors: [{ code: '10005', title: 'Resource not found', detail: 'Not found.' }] });
+      return;
+    }
+    // The real API checks the key before anything else.
+    if (req.headers.authorization !== `Bearer ${apiKey}`) {
+      json(res, 401, { errors: [TELNYX_ERRORS.authentication_failed.error] });
+      return;
+    }
+    if (mode.kind === 'error') {
+      const { status, error } = TELNYX_ERRORS[mode.name];
+      json(res, status, { errors: [error] });
+      return;
+    }
+    if (mode.kind === 'server_error') {
+      json(res, mode.status ?? 503, {
+        errors: [{ code: '10007', title: 'Unexpected error', detail: 'An unexpected error occured.' }],
+      });
+      return;
+    }
+    if (mode.kind === 'rate_limited') {
+      json(
+        res,
+        429,
+        { errors: [{ code: '10011', title: 'Too many requests', detail: 'Slow down.' }] },
+        { 'retry-after': mode.retryAfter },
+      );
+      return;
+    }
+    if (mode.kind === 'malformed') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"data": {"id": ');
+      return;
+    }
+    const body = (parsed ?? {}) as Record<string, unknown>;
+    if (isMessage) {
+      const id = randomUUID();
       issuedIds.push(id);
-      json(res, 200, { call_sid: id, from: body.From, to: body.To, status: 'queued' });
-    });
+      json(res, 200, {
+        data: {
+          record_type: 'message',
+          direction: 'outbound',
+          id,
+          type: 'SMS',
+          from: { phone_number: body.from, carrier: 'Telnyx', line_type: 'Wireless' },
+          to: [
+            {
+              phone_number: body.to,
+              status: 'queued',
+              carrier: 'T-MOBILE USA, INC.',
+              line_type: 'Wireless',
+            },
+          ],
+          text: body.text,
+          webhook_url: body.webhook_url,
+          encoding: 'GSM-7',
+          parts: 1,
+          errors: [],
+        },
+      });
+      return;
+    }
+    const id = `v3:${randomUUID()}`;
+    issuedIds.push(id);
+    json(res, 200, { call_sid: id, from: body.From, to: body.To, status: 'queued' });
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
+    ...server,
     issuedIds,
     answerWith: (next) => {
       mode = next;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 

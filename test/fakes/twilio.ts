@@ -5,16 +5,10 @@
 // It records every request and answers each one as told: success, a documented error, 5xx, 429 + Retry-After,
 // a malformed body, or no answer at all (for timeouts).
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { type RecordedRequest, sendJson, startRecordingServer } from './recording-server.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  rawBody: string;
-  form: URLSearchParams;
-}
+export type { RecordedRequest };
 
 /** Documented REST errors (twilio.com/docs/api/errors/<code>), with Twilio's HTTP status and words. */
 export const TWILIO_ERRORS = {
@@ -60,77 +54,55 @@ export async function startTwilioFake(account: {
   accountSid: string;
   authToken: string;
 }): Promise<TwilioFake> {
-  const requests: RecordedRequest[] = [];
   const queue: TwilioFakeReply[] = [];
   const expectedAuth = `Basic ${Buffer.from(`${account.accountSid}:${account.authToken}`).toString('base64')}`;
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const rawBody = Buffer.concat(chunks).toString('utf8');
-      const form = new URLSearchParams(rawBody);
-      const path = req.url ?? '';
-      requests.push({ method: req.method ?? '', path, headers: req.headers, rawBody, form });
+  const server = await startRecordingServer((req, res, { path, form }) => {
+    const match = RESOURCE.exec(path);
+    if (req.method !== 'POST' || !match || match[1] !== account.accountSid) return twilioError(res, 20404);
+    if (req.headers.authorization !== expectedAuth) return twilioError(res, 20003);
+    if (!req.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+      return sendJson(res, 400, {
+        code: 400,
+        message: 'Bad Request',
+        more_info: moreInfo(400),
+        status: 400,
+      });
+    }
 
-      const match = RESOURCE.exec(path);
-      if (req.method !== 'POST' || !match || match[1] !== account.accountSid) return twilioError(res, 20404);
-      if (req.headers.authorization !== expectedAuth) return twilioError(res, 20003);
-      if (!req.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
-        return sendJson(res, 400, {
-          code: 400,
-          message: 'Bad Request',
-          more_info: moreInfo(400),
-          status: 400,
+    const reply = queue.shift() ?? { kind: 'success' };
+    switch (reply.kind) {
+      case 'success':
+        return sendJson(res, 201, resourceFor(match[2] === 'Calls' ? 'CA' : 'SM', account.accountSid, form));
+      case 'error':
+        return twilioError(res, reply.code);
+      case 'server_error':
+        if (reply.retryAfter) res.setHeader('retry-after', reply.retryAfter);
+        return sendJson(res, reply.status, {
+          code: 20500,
+          message: 'An internal server error has occurred',
+          more_info: moreInfo(20500),
+          status: reply.status,
         });
-      }
-
-      const reply = queue.shift() ?? { kind: 'success' };
-      switch (reply.kind) {
-        case 'success':
-          return sendJson(
-            res,
-            201,
-            resourceFor(match[2] === 'Calls' ? 'CA' : 'SM', account.accountSid, form),
-          );
-        case 'error':
-          return twilioError(res, reply.code);
-        case 'server_error':
-          if (reply.retryAfter) res.setHeader('retry-after', reply.retryAfter);
-          return sendJson(res, reply.status, {
-            code: 20500,
-            message: 'An internal server error has occurred',
-            more_info: moreInfo(20500),
-            status: reply.status,
-          });
-        case 'rate_limited':
-          res.setHeader('retry-after', reply.retryAfter);
-          return sendJson(res, 429, {
-            code: 20429,
-            message: 'Too Many Requests',
-            more_info: moreInfo(20429),
-            status: 429,
-          });
-        case 'malformed':
-          res.writeHead(201, { 'content-type': 'application/json' });
-          return res.end('{"sid": "SM');
-        case 'hang':
-          return; // never answers; close() drops the connection
-      }
-    });
+      case 'rate_limited':
+        res.setHeader('retry-after', reply.retryAfter);
+        return sendJson(res, 429, {
+          code: 20429,
+          message: 'Too Many Requests',
+          more_info: moreInfo(20429),
+          status: 429,
+        });
+      case 'malformed':
+        res.writeHead(201, { 'content-type': 'application/json' });
+        return res.end('{"sid": "SM');
+      case 'hang':
+        return; // never answers; close() drops the connection
+    }
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
+    ...server,
     reply: (...replies) => queue.push(...replies),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 
@@ -154,11 +126,6 @@ const moreInfo = (code: number) => `https://www.twilio.com/docs/errors/${code}`;
 function twilioError(res: ServerResponse, code: TwilioErrorCode) {
   const { status, message } = TWILIO_ERRORS[code];
   sendJson(res, status, { code, message, more_info: moreInfo(code), status });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }
 
 /**

@@ -3,16 +3,10 @@
 // application_id, iat/exp) and answers the documented 401 otherwise; records every request; and can be told to
 // answer success, a documented error, 5xx, 429 + Retry-After, a malformed body, or to hang.
 import { createPublicKey, verify } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { type RecordedRequest, sendJson, startRecordingServer } from './recording-server.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  rawBody: string;
-  json: unknown;
-}
+export type { RecordedRequest };
 
 export type FakeReply =
   | { kind: 'success' }
@@ -121,9 +115,7 @@ export async function startFakeVonage(app: {
   applicationId: string;
   publicKey: string;
 }): Promise<FakeVonage> {
-  const requests: RecordedRequest[] = [];
   const replies: FakeReply[] = [];
-  const sockets = new Set<Socket>();
   const key = createPublicKey(app.publicKey);
   let counter = 0;
 
@@ -144,62 +136,37 @@ export async function startFakeVonage(app: {
     );
   };
 
-  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-    res.end(JSON.stringify(body));
-  };
+  // Vonage spells the header Content-Type.
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+    sendJson(res, status, body, { 'Content-Type': 'application/json', ...headers });
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const rawBody = Buffer.concat(chunks).toString('utf8');
-      let json: unknown;
-      try {
-        json = JSON.parse(rawBody);
-      } catch {
-        json = undefined;
-      }
-      const path = req.url ?? '';
-      requests.push({ method: req.method ?? '', path, headers: req.headers, rawBody, json });
-
-      const known = req.method === 'POST' && (path === '/v1/messages' || path === '/v1/calls');
-      if (!known)
-        return send(res, 404, problem('https://developer.vonage.com/api-errors#not-found', 'Not Found', ''));
-      const reply = replies.shift() ?? { kind: 'success' };
-      if (reply.kind === 'hang') return; // never answers; the socket is destroyed on close
-      if (!authorised(req.headers.authorization)) return send(res, 401, VONAGE_ERRORS.unauthorized.body);
-      if (reply.kind === 'malformed') {
-        res.writeHead(path === '/v1/calls' ? 201 : 202, { 'Content-Type': 'application/json' });
-        return res.end('{"uuid": ');
-      }
-      if (reply.kind === 'error') return send(res, reply.status, reply.body, reply.headers);
-      counter += 1;
-      const id = `aaaaaaaa-bbbb-cccc-dddd-${String(counter).padStart(12, '0')}`;
-      if (path === '/v1/messages') return send(res, 202, { message_uuid: id });
-      return send(res, 201, {
-        uuid: id,
-        status: 'started',
-        direction: 'outbound',
-        conversation_uuid: `CON-${id}`,
-      });
+  const server = await startRecordingServer((req, res, { path }) => {
+    const known = req.method === 'POST' && (path === '/v1/messages' || path === '/v1/calls');
+    if (!known)
+      return send(res, 404, problem('https://developer.vonage.com/api-errors#not-found', 'Not Found', ''));
+    const reply = replies.shift() ?? { kind: 'success' };
+    if (reply.kind === 'hang') return; // never answers; the socket is destroyed on close
+    if (!authorised(req.headers.authorization)) return send(res, 401, VONAGE_ERRORS.unauthorized.body);
+    if (reply.kind === 'malformed') {
+      res.writeHead(path === '/v1/calls' ? 201 : 202, { 'Content-Type': 'application/json' });
+      return res.end('{"uuid": ');
+    }
+    if (reply.kind === 'error') return send(res, reply.status, reply.body, reply.headers);
+    counter += 1;
+    const id = `aaaaaaaa-bbbb-cccc-dddd-${String(counter).padStart(12, '0')}`;
+    if (path === '/v1/messages') return send(res, 202, { message_uuid: id });
+    return send(res, 201, {
+      uuid: id,
+      status: 'started',
+      direction: 'outbound',
+      conversation_uuid: `CON-${id}`,
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
+    url: server.baseUrl,
+    requests: server.requests,
     queue: (...r) => replies.push(...r),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

@@ -11,26 +11,15 @@ import type { OutboundMessage } from '../../../src/delivery/provider.js';
 import { TransientDeliveryError } from '../../../src/delivery/provider.js';
 import { voiceScript } from '../../../src/delivery/voice-script.js';
 import { type FakeTelnyx, signTelnyxWebhook, startFakeTelnyx } from '../../fakes/telnyx.js';
+import { outboundMessage } from '../../helpers/outbound.js';
 
 const API_KEY = 'KEY0123456789ABCDEF_secretpart';
 const CONNECTION_ID = '1684641123236054244';
 const CALLBACK = 'https://verify.example.com/webhooks/telnyx';
 const TEXT = 'Acme: do not share this code with anyone. Your verification code is 482915';
 
-function message(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
-  const locale = overrides.locale ?? 'en-AU';
-  return {
-    verificationId: 'ver_1',
-    workspaceId: 'ws_1',
-    channel: 'sms',
-    to: '+61412345678',
-    from: '+61491570156',
-    locale,
-    text: TEXT,
-    voice: voiceScript('Acme', '482915', locale),
-    ...overrides,
-  };
-}
+const message = (overrides: Partial<OutboundMessage> = {}) =>
+  outboundMessage('sms', { text: TEXT, ...overrides }, '482915');
 
 describe('Telnyx adapter', () => {
   let fake: FakeTelnyx;

@@ -18,25 +18,14 @@ import {
   type TwilioErrorCode,
   type TwilioFake,
 } from '../../fakes/twilio.js';
+import { outboundMessage } from '../../helpers/outbound.js';
 
 const ACCOUNT = { accountSid: `AC${'0a'.repeat(16)}`, authToken: 'tw-auth-token-secret-1234' };
 const CALLBACK = 'https://verify.example.com/webhooks/twilio/status';
 const CODE = '482913';
 
-function message(channel: 'sms' | 'voice', overrides: Partial<OutboundMessage> = {}): OutboundMessage {
-  const locale = overrides.locale ?? 'en-AU';
-  return {
-    verificationId: 'ver_1',
-    workspaceId: 'ws_1',
-    channel,
-    to: '+61412345678',
-    from: '+61491570156',
-    locale,
-    text: smsText('Acme', CODE),
-    voice: voiceScript('Acme', CODE, locale),
-    ...overrides,
-  };
-}
+const message = (channel: 'sms' | 'voice', overrides: Partial<OutboundMessage> = {}) =>
+  outboundMessage(channel, overrides, CODE);
 
 describe('Twilio adapter', () => {
   let fake: TwilioFake;

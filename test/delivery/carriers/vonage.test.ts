@@ -7,10 +7,11 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createVonageAdapter, retryAfterMs } from '../../../src/delivery/carriers/vonage/adapter.js';
 import { toNcco } from '../../../src/delivery/carriers/vonage/ncco.js';
 import { parseVonageStatus, verifyVonageSignature } from '../../../src/delivery/carriers/vonage/webhook.js';
-import { type OutboundMessage, TransientDeliveryError } from '../../../src/delivery/provider.js';
+import { TransientDeliveryError } from '../../../src/delivery/provider.js';
 import { smsText } from '../../../src/delivery/sms-text.js';
 import { voiceScript } from '../../../src/delivery/voice-script.js';
 import { type FakeVonage, startFakeVonage, VONAGE_ERRORS } from '../../fakes/vonage.js';
+import { outboundMessage } from '../../helpers/outbound.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', {
   modulusLength: 2048,
@@ -26,18 +27,7 @@ const credentials = {
 const CALLBACK = 'https://verify.example.com/webhooks/vonage/status';
 const CODE = '482913';
 
-function message(channel: 'sms' | 'voice', locale = 'en-AU'): OutboundMessage {
-  return {
-    verificationId: 'ver_1',
-    workspaceId: 'ws_1',
-    channel,
-    to: '+61412345678',
-    from: '+61491570156',
-    locale,
-    text: smsText('Acme', CODE),
-    voice: voiceScript('Acme', CODE, locale),
-  };
-}
+const message = (channel: 'sms' | 'voice', locale = 'en-AU') => outboundMessage(channel, { locale }, CODE);
 
 const decode = (segment: string) => JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
 
