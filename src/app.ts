@@ -35,6 +35,8 @@ export const LOG_REDACT_PATHS = [
 export interface AppOptions {
   services: Services;
   logger?: FastifyServerOptions['logger'];
+  /** NODE_ENV=production: the dashboard warns where numbers have no carrier. */
+  production?: boolean;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -110,6 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     prefix: '/dashboard',
     services,
     secureCookies: services.publicUrl.startsWith('https://'),
+    production: options.production ?? false,
   });
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard'));
   await app.register(webhookRoutes, { prefix: '/webhooks', services });

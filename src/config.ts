@@ -20,6 +20,7 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
   RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  NODE_ENV: Type.Optional(Type.String()),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -30,6 +31,8 @@ export interface Config {
   readonly secret: string | undefined;
   readonly publicUrl: string;
   readonly logLevel: string;
+  /** NODE_ENV=production: numbers without a carrier are warned about loudly (their codes reach no phone). */
+  readonly production: boolean;
   readonly sweepIntervalMs: number;
   readonly database: DatabaseOptions;
   readonly retentionDays: number;
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.PHONE_VERIFY_SECRET,
     publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
+    production: e.NODE_ENV === 'production',
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     database: Object.freeze({
       url: e.DATABASE_URL,

@@ -20,6 +20,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   });
   const app = await buildApp({
     services,
+    production: config.production,
     logger: {
       level: config.logLevel,
       redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
@@ -30,6 +31,15 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     app.log.warn(
       `PHONE_VERIFY_SECRET is not set: this process uses the secret in ${store.dataDir}. Every process sharing the database must use the same secret, or codes sent through one fail in another: set PHONE_VERIFY_SECRET.`,
     );
+  }
+  if (config.production) {
+    const idle = await services.workspaces.numbersWithoutCarrier();
+    if (idle.length > 0) {
+      app.log.error(
+        { numbers: idle.map((n) => n.number) },
+        `NODE_ENV=production, but ${idle.length} workspace number(s) have no carrier account: codes sent from them go to the development outbox and reach NO phone. Tie each to a carrier: phone-verify number add --workspace WS_ID --number PHONE --carrier CARRIER_ID (docs/carriers.md).`,
+      );
+    }
   }
   const stopSweeper = startSweeper(services, config.sweepIntervalMs, app.log);
 

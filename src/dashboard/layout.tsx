@@ -11,6 +11,8 @@ export interface PageContext {
   /** The path of the page, to mark the current navigation entry. */
   path: string;
   flash?: { kind: 'ok' | 'error'; text: string };
+  /** Production only: numbers of the workspace without a carrier (0 otherwise). */
+  carrierless?: number;
 }
 
 const NAV = [
@@ -112,6 +114,15 @@ export const Layout: FC<{ ctx: PageContext; title: string; children?: Child }> =
       </a>
       <Header ctx={ctx} />
       <main class="container" id="main">
+        {ctx.carrierless ? (
+          <p class="flash flash-error production-warning" role="alert">
+            <strong>Codes from this workspace may reach no phone.</strong> This server runs in production, and{' '}
+            {ctx.carrierless === 1 ? 'one of its numbers has' : `${ctx.carrierless} of its numbers have`} no
+            carrier account: codes sent from {ctx.carrierless === 1 ? 'it' : 'them'} go to the development
+            inbox. Tie each number to a carrier with{' '}
+            <code>phone-verify number add … --carrier CARRIER_ID</code> (see the carriers guide).
+          </p>
+        ) : null}
         {ctx.flash && (
           <p class={`flash flash-${ctx.flash.kind}`} role={ctx.flash.kind === 'error' ? 'alert' : 'status'}>
             {ctx.flash.text}

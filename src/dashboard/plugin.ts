@@ -21,6 +21,8 @@ import { SESSION_COOKIE } from './session-cookie.js';
 declare module 'fastify' {
   interface FastifyRequest {
     session: SessionContext | undefined;
+    /** In production: how many of the workspace's numbers have no carrier (their codes reach no phone). */
+    carrierless: number;
   }
   interface FastifyContextConfig {
     /** A dashboard page reachable without a session (set-up, sign-in). */
@@ -32,6 +34,8 @@ export interface DashboardOptions {
   services: Services;
   /** Cookies carry Secure when the service is reached over HTTPS (PUBLIC_URL https://…). */
   secureCookies: boolean;
+  /** NODE_ENV=production: every page warns while the workspace has numbers without a carrier. */
+  production: boolean;
 }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -79,6 +83,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   });
 
   app.decorateRequest('session', undefined);
+  app.decorateRequest('carrierless', 0);
 
   // Every form that changes something carries the CSRF token (double-submit: cookie secret + form token).
   app.addHook('preHandler', (request, reply, done) => {
@@ -90,6 +95,10 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   app.addHook('preHandler', async (request, reply) => {
     if (request.url.startsWith(`${BASE}/assets/`)) return;
     request.session = await services.accounts.resolveSession(request.cookies[SESSION_COOKIE]);
+    const workspace = request.session?.workspace;
+    if (options.production && workspace) {
+      request.carrierless = (await services.workspaces.numbersWithoutCarrier(workspace.id)).length;
+    }
     if (request.session || request.routeOptions.config.public) return;
     if (await services.accounts.needsSetup()) return reply.redirect(`${BASE}/setup`);
     const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';

@@ -18,6 +18,7 @@ export async function renderPage(
     csrf: reply.generateCsrf(),
     path: request.url.split('?')[0] ?? request.url,
     flash: options.flash ?? takeFlash(request.cookies, reply),
+    carrierless: request.carrierless,
   };
   const html = String(await page(ctx));
   return reply

@@ -51,6 +51,13 @@ export function listNumbers(db: Db, workspaceId: string): Promise<NumberRow[]> {
     .execute();
 }
 
+/** Numbers that send through the development provider (no carrier account): in one workspace, or in all. */
+export function numbersWithoutCarrier(db: Db, workspaceId?: string): Promise<NumberRow[]> {
+  let query = db.selectFrom('workspace_numbers').selectAll().where('carrier_id', 'is', null);
+  if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+  return query.orderBy('workspace_id').orderBy('seq').execute();
+}
+
 /** The settings an operator may change; updated_at moves with every change. */
 export type WorkspaceChanges = Partial<
   Pick<

@@ -240,6 +240,11 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       await requireWorkspace(workspaceId);
       return (await repo.listNumbers(db, workspaceId)).map(presentNumber);
     },
+
+    /** Numbers whose codes go to the development outbox (no carrier): in one workspace, or in every one. */
+    async numbersWithoutCarrier(workspaceId?: string): Promise<NumberView[]> {
+      return (await repo.numbersWithoutCarrier(db, workspaceId)).map(presentNumber);
+    },
   };
 }
 

@@ -32,6 +32,8 @@ export function cliJson<T = Record<string, unknown>>(args: string[], env: Record
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
+  /** Everything the server wrote to stderr (its logs, with --json) since it started. */
+  stderr(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -56,6 +58,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   return {
     url,
     child,
+    stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);
