@@ -3,15 +3,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  type ApiCall,
   andWait,
+  apiCaller,
   browserSkip,
   openSignedInApp,
   type SignedInApp,
   screenshot,
   scrollsSideways,
 } from '../helpers/browser.js';
-import { callServer } from '../helpers/cli-setup.js';
-import { cliJson } from '../helpers/process.js';
 
 const PATH = '/dashboard/inbox';
 /** The page refreshes every 3 s: a message must show within a few refreshes. */
@@ -19,17 +19,12 @@ const APPEARS_WITHIN_MS = 10_000;
 
 describe('browser: inbox', { skip: browserSkip() }, () => {
   let b: SignedInApp;
-  let key = '';
-  const call = (method: string, path: string, body?: unknown) =>
-    callServer(b.baseUrl, key, method, path, body);
+  let call: ApiCall;
   const messages = () => b.page.locator('.inbox-message');
 
   before(async () => {
     b = await openSignedInApp('Acme', ['+61491570156']);
-    key = cliJson<{ key: string }>(
-      ['key', 'create', '--workspace', b.workspaceId, '--name', 'backend'],
-      b.env,
-    ).key;
+    call = apiCaller(b);
   });
   after(() => b?.close());
 

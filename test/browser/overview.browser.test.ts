@@ -3,30 +3,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  type ApiCall,
   andWait,
+  apiCaller,
   browserSkip,
   openSignedInApp,
   type SignedInApp,
   screenshot,
   scrollsSideways,
 } from '../helpers/browser.js';
-import { callServer } from '../helpers/cli-setup.js';
 import { cliJson } from '../helpers/process.js';
 
 const PATH = '/dashboard';
 
 describe('browser: overview', { skip: browserSkip() }, () => {
   let b: SignedInApp;
-  let key = '';
-  const call = (method: string, path: string, body?: unknown) =>
-    callServer(b.baseUrl, key, method, path, body);
+  let call: ApiCall;
 
   before(async () => {
     b = await openSignedInApp('Acme', ['+61491570156']);
-    key = cliJson<{ key: string }>(
-      ['key', 'create', '--workspace', b.workspaceId, '--name', 'backend'],
-      b.env,
-    ).key;
+    call = apiCaller(b);
   });
   after(() => b?.close());
 

@@ -3,25 +3,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  type ApiCall,
   andWait,
+  apiCaller,
   browserSkip,
   openSignedInApp,
   type SignedInApp,
   screenshot,
   scrollsSideways,
 } from '../helpers/browser.js';
-import { type Body, callServer } from '../helpers/cli-setup.js';
+import type { Body } from '../helpers/cli-setup.js';
 import { cliJson } from '../helpers/process.js';
 
 const PATH = '/dashboard/verifications';
 
 describe('browser: verifications log and detail', { skip: browserSkip() }, () => {
   let b: SignedInApp;
-  let key = '';
   /** Sent in this order: verified (voice), wrong (sms), rejected (voice, …0999), pending (sms). */
   const sent: Record<string, Body> = {};
-  const call = (method: string, path: string, body?: unknown) =>
-    callServer(b.baseUrl, key, method, path, body);
+  let call: ApiCall;
 
   async function send(phone: string, channel: 'sms' | 'voice'): Promise<Body> {
     const res = await call('POST', '/v1/otp/send', { phone, channel });
@@ -39,10 +39,7 @@ describe('browser: verifications log and detail', { skip: browserSkip() }, () =>
 
   before(async () => {
     b = await openSignedInApp('Acme', ['+61491570156']);
-    key = cliJson<{ key: string }>(
-      ['key', 'create', '--workspace', b.workspaceId, '--name', 'backend'],
-      b.env,
-    ).key;
+    call = apiCaller(b);
     sent.verified = await send('+61412345101', 'voice');
     const wrongFirst = await call('POST', '/v1/otp/check', {
       verification_id: sent.verified.id,

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { freshEnv } from './cli-env.js';
+import { type Body, callServer } from './cli-setup.js';
 import { cliJson, startServer } from './process.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -158,4 +159,20 @@ export async function scrollsSideways(page: Page): Promise<boolean> {
 /** Runs `act` (a click or key press that submits or follows a link) and waits for the next page to load. */
 export async function andWait(page: Page, act: () => Promise<unknown>): Promise<void> {
   await Promise.all([page.waitForEvent('load'), act()]);
+}
+
+/** A /v1 call with an API key of the app's workspace: the status and the parsed body. */
+export type ApiCall = (
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: Body }>;
+
+/** Makes an API key for the app's workspace with the CLI, as an operator would, and a caller for /v1 with it. */
+export function apiCaller(b: SignedInApp): ApiCall {
+  const { key } = cliJson<{ key: string }>(
+    ['key', 'create', '--workspace', b.workspaceId, '--name', 'backend'],
+    b.env,
+  );
+  return (method, path, body) => callServer(b.baseUrl, key, method, path, body);
 }
