@@ -66,12 +66,17 @@ export async function revokeKey(db: Db, id: string, now: number): Promise<void> 
     .execute();
 }
 
+/** How stale last_used_at may be: it is written at most this often per key. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
 /** last_used_at is written at most once a minute a key, so authentication stays a read on the hot path. */
 export async function touchKey(db: Db, id: string, now: number): Promise<void> {
   await db
     .updateTable('api_keys')
     .set({ last_used_at: now })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - 60_000)]))
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - LAST_USED_RESOLUTION_MS)]),
+    )
     .execute();
 }

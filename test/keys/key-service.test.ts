@@ -30,6 +30,22 @@ describe('key service: create, list, revoke (spec 5)', () => {
 
   const newWorkspace = async (name = 'Keys Co') => (await t.services.workspaces.createWorkspace({ name })).id;
 
+  test('last_used_at: set on first use, kept within a minute, moved on after it (at most one write a minute)', async () => {
+    const ws = await newWorkspace();
+    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'usage' });
+    const lastUsed = async () =>
+      (await t.services.keys.listKeys(ws)).find((k) => k.id === created.id)?.last_used_at;
+    const first = clock.now();
+    await t.services.keys.authenticate(created.key);
+    assert.equal(await lastUsed(), new Date(first).toISOString());
+    clock.advance(30_000);
+    await t.services.keys.authenticate(created.key);
+    assert.equal(await lastUsed(), new Date(first).toISOString(), 'unchanged within the minute');
+    clock.advance(31_000);
+    await t.services.keys.authenticate(created.key);
+    assert.equal(await lastUsed(), new Date(clock.now()).toISOString(), 'moved on after the minute');
+  });
+
   test('createKey returns the key once, well formed, with an active view and default otp scope', async () => {
     const ws = await newWorkspace();
     const created = await t.services.keys.createKey({ workspaceId: ws, name: 'backend' });
