@@ -1,57 +1,22 @@
 // Carrier accounts of a workspace: credentials validated per carrier and kept encrypted. Lists never carry a
 // secret; getAccount (decrypted) is for the router and the webhook routes alone.
-import { createPrivateKey } from 'node:crypto';
 import { type Clock, toTimestamp } from '../clock.js';
-import { invalidField } from '../errors.js';
+import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import { deriveKey } from '../secret.js';
 import type { Db } from '../store/database.js';
-import type { WorkspaceService } from '../workspaces/service.js';
+import { type NumberView, presentNumber, type WorkspaceService } from '../workspaces/service.js';
+import {
+  CARRIER_TYPES,
+  type CarrierAccount,
+  type CarrierType,
+  validateBaseUrl,
+  validateCredentials,
+} from './account-types.js';
 import { decryptCredentials, encryptCredentials } from './credentials.js';
 import * as repo from './repository.js';
 
-export const CARRIER_TYPES = ['twilio', 'telnyx', 'vonage', 'smpp'] as const;
-export type CarrierType = (typeof CARRIER_TYPES)[number];
-
-export interface TwilioAccountCredentials {
-  accountSid: string;
-  authToken: string;
-}
-export interface TelnyxAccountCredentials {
-  apiKey: string;
-  connectionId?: string;
-  messagingProfileId?: string;
-  /** Base64 Ed25519 key that checks Telnyx's webhook signatures. */
-  publicKey?: string;
-}
-export interface VonageAccountCredentials {
-  apiKey: string;
-  apiSecret: string;
-  applicationId: string;
-  /** PEM. */
-  privateKey: string;
-  /** Checks the HS256 signature of Vonage's callbacks. */
-  signatureSecret: string;
-}
-export interface SmppAccountCredentials {
-  host: string;
-  port: number;
-  systemId: string;
-  password: string;
-}
-
-interface AccountBase {
-  id: string;
-  workspaceId: string;
-  baseUrl: string | undefined;
-}
-export type CarrierAccount = AccountBase &
-  (
-    | { type: 'twilio'; credentials: TwilioAccountCredentials }
-    | { type: 'telnyx'; credentials: TelnyxAccountCredentials }
-    | { type: 'vonage'; credentials: VonageAccountCredentials }
-    | { type: 'smpp'; credentials: SmppAccountCredentials }
-  );
+export * from './account-types.js';
 
 export interface CarrierAccountView {
   id: string;
@@ -59,76 +24,25 @@ export interface CarrierAccountView {
   created_at: string;
 }
 
-/** Per type: the fields it requires and the ones it may take. Anything else is refused. */
-const FIELDS: Record<CarrierType, { required: string[]; optional: string[] }> = {
-  twilio: { required: ['accountSid', 'authToken'], optional: [] },
-  telnyx: { required: ['apiKey'], optional: ['connectionId', 'messagingProfileId', 'publicKey'] },
-  vonage: {
-    required: ['apiKey', 'apiSecret', 'applicationId', 'privateKey', 'signatureSecret'],
-    optional: [],
-  },
-  smpp: { required: ['host', 'port', 'systemId', 'password'], optional: [] },
-};
-
-/** Errors name fields in snake_case, as forms and the CLI (--account-sid) spell them. */
-const field = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
-function validateCredentials(type: CarrierType, given: Record<string, unknown>): Record<string, unknown> {
-  const { required, optional } = FIELDS[type];
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(given)) {
-    if (value === undefined) continue;
-    if (!required.includes(name) && !optional.includes(name)) {
-      throw invalidField(field(name), `does not apply to a ${type} account`);
-    }
-    if (name === 'port') {
-      const port = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-      if (!Number.isSafeInteger(port) || (port as number) < 1 || (port as number) > 65_535) {
-        throw invalidField('port', 'must be a whole number from 1 to 65535');
-      }
-      out.port = port;
-      continue;
-    }
-    if (typeof value !== 'string' || value.trim() === '')
-      throw invalidField(field(name), 'must not be empty');
-    out[name] = name === 'privateKey' ? value : value.trim();
-  }
-  for (const name of required) {
-    if (out[name] === undefined) throw invalidField(field(name), `is required for a ${type} account`);
-  }
-  if (type === 'vonage') {
-    try {
-      createPrivateKey(out.privateKey as string);
-    } catch {
-      throw invalidField('private_key', 'must be a private key in PEM form');
-    }
-  }
-  if (type === 'telnyx' && out.publicKey !== undefined) {
-    if (Buffer.from(out.publicKey as string, 'base64').length !== 32) {
-      throw invalidField('public_key', 'must be the base64 Ed25519 public key Telnyx shows');
-    }
-  }
-  return out;
-}
-
-function validateBaseUrl(value: string | undefined): string | null {
-  if (value === undefined) return null;
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    throw invalidField('base_url', 'must be an http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidField('base_url', 'must be an http(s) URL');
-  }
-  if (url.username || url.password) throw invalidField('base_url', 'must not carry credentials');
-  return url.href.replace(/\/+$/, '');
+/** An account as lists show it: what the operator needs to recognise and set it up, never a credential. */
+export interface CarrierAccountListing extends CarrierAccountView {
+  /** null: the carrier's own API. */
+  base_url: string | null;
+  /** The workspace numbers that send through it (E.164), oldest first. */
+  numbers: string[];
 }
 
 function present(row: repo.CarrierAccountRow): CarrierAccountView {
   return { id: row.id, type: row.type as CarrierType, created_at: toTimestamp(row.created_at) };
 }
+
+function presentListing(row: repo.CarrierAccountRow, numbers: string[]): CarrierAccountListing {
+  return { ...present(row), base_url: row.base_url, numbers };
+}
+
+/** Another workspace's account is answered like an unknown one. */
+const noAccount = (workspaceId: string, id: string) =>
+  new AppError('not_found', `No carrier account ${id} in workspace ${workspaceId}.`);
 
 export function createCarrierService(deps: {
   db: Db;
@@ -165,9 +79,86 @@ export function createCarrierService(deps: {
       return present(row);
     },
 
-    async listAccounts(workspaceId: string): Promise<CarrierAccountView[]> {
+    async listAccounts(workspaceId: string): Promise<CarrierAccountListing[]> {
       await workspaces.requireWorkspace(workspaceId);
-      return (await repo.listAccounts(db, workspaceId)).map(present);
+      const tied = await repo.tiedNumbers(db, workspaceId);
+      return (await repo.listAccounts(db, workspaceId)).map((row) =>
+        presentListing(
+          row,
+          tied.filter((n) => n.carrier_id === row.id).map((n) => n.number),
+        ),
+      );
+    },
+
+    /** The workspace an account belongs to (the CLI names accounts by id alone). */
+    async workspaceOfAccount(id: string): Promise<string> {
+      const row = await repo.findAccount(db, id);
+      if (!row) throw new AppError('not_found', `No carrier account ${id}.`);
+      return row.workspace_id;
+    },
+
+    /** Deletes an account no number sends through; while some do, refuses (409) and names them. */
+    async removeAccount(workspaceId: string, id: string): Promise<CarrierAccountListing> {
+      return db.transaction().execute(async (tx) => {
+        // Under the account's lock: a number being tied to it at the same moment is either seen here, or
+        // finds the account gone.
+        const row = await repo.lockAccount(tx, workspaceId, id);
+        if (!row) throw noAccount(workspaceId, id);
+        const numbers = (await repo.tiedNumbers(tx, workspaceId))
+          .filter((n) => n.carrier_id === id)
+          .map((n) => n.number);
+        if (numbers.length > 0) {
+          throw new AppError(
+            'conflict',
+            `Carrier account ${id} still sends from ${numbers.join(', ')}: move ${numbers.length === 1 ? 'that number' : 'those numbers'} to another account or to the development provider first.`,
+          );
+        }
+        await repo.deleteAccount(tx, workspaceId, id);
+        return presentListing(row, []);
+      });
+    },
+
+    /**
+     * Replaces the credentials (validated for the account's type, which never changes) and, when `baseUrl` is
+     * given, the base URL ('' or null: the carrier's own API). The router builds adapters per send from the
+     * stored account, so the next send uses them.
+     */
+    async rotateCredentials(
+      workspaceId: string,
+      id: string,
+      credentials: Record<string, unknown>,
+      baseUrl?: string | null,
+    ): Promise<CarrierAccountListing> {
+      const row = await repo.findAccount(db, id);
+      if (!row || row.workspace_id !== workspaceId) throw noAccount(workspaceId, id);
+      const changes: Partial<repo.CarrierAccountRow> = {
+        credentials: encryptCredentials(key, id, validateCredentials(row.type as CarrierType, credentials)),
+      };
+      if (baseUrl !== undefined) {
+        changes.base_url = baseUrl === null || baseUrl.trim() === '' ? null : validateBaseUrl(baseUrl);
+      }
+      if (!(await repo.updateAccount(db, workspaceId, id, changes))) throw noAccount(workspaceId, id);
+      const numbers = (await repo.tiedNumbers(db, workspaceId))
+        .filter((n) => n.carrier_id === id)
+        .map((n) => n.number);
+      return presentListing({ ...row, ...changes }, numbers);
+    },
+
+    /** Ties a number to an account of its own workspace, or (null) back to the development provider. */
+    async setNumberCarrier(
+      workspaceId: string,
+      numberId: string,
+      carrierId: string | null,
+    ): Promise<NumberView> {
+      return db.transaction().execute(async (tx) => {
+        // The account's lock: removeAccount cannot delete it between this check and the update.
+        if (carrierId !== null && !(await repo.lockAccount(tx, workspaceId, carrierId))) {
+          throw noAccount(workspaceId, carrierId);
+        }
+        const number = await repo.setNumberCarrier(tx, workspaceId, numberId, carrierId);
+        if (!number) throw new AppError('not_found', `No number ${numberId} in this workspace.`);
+        return presentNumber(number);
+      });
     },
 
     /**

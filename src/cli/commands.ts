@@ -1,40 +1,10 @@
 // The operator commands of docs/operator-interface.md. Each calls the same services as the HTTP routes.
 
-import { readFileSync } from 'node:fs';
 import type { AccountView } from '../accounts/service.js';
 import { listOutbox } from '../delivery/outbox.js';
-import type { Services } from '../services.js';
+import { CARRIER_COMMANDS } from './carrier-commands.js';
+import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
-
-export type Values = Record<string, string | boolean | undefined>;
-
-export interface Command {
-  usage: string;
-  options: Record<string, { type: 'string' | 'boolean' }>;
-  positionals?: number;
-  run(services: Services, values: Values, positionals: string[]): Promise<unknown>;
-  print(result: unknown): void;
-}
-
-function required(values: Values, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function optional(values: Values, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function wholeNumber(values: Values, name: string): number | undefined {
-  const value = optional(values, name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
-  return Number(value);
-}
-
-const str = { type: 'string' } as const;
 
 /** The whole of standard input, less one trailing line break (what `echo` or a here-string adds). */
 async function readStdin(): Promise<string> {
@@ -56,40 +26,6 @@ async function passwordOf(values: Values): Promise<string> {
   }
   if (inline === undefined) throw new UsageError('--password-stdin (or --password) is required');
   return inline;
-}
-
-/** `carrier add` option -> the credential field it fills; the service checks which apply to the type. */
-const CREDENTIAL_OPTIONS = {
-  'account-sid': 'accountSid',
-  'auth-token': 'authToken',
-  'api-key': 'apiKey',
-  'api-secret': 'apiSecret',
-  'application-id': 'applicationId',
-  'signature-secret': 'signatureSecret',
-  'connection-id': 'connectionId',
-  'messaging-profile-id': 'messagingProfileId',
-  'public-key': 'publicKey',
-  host: 'host',
-  port: 'port',
-  'system-id': 'systemId',
-  password: 'password',
-} as const;
-
-function credentialsOf(values: Values): Record<string, string | undefined> {
-  const credentials: Record<string, string | undefined> = {};
-  for (const [option, name] of Object.entries(CREDENTIAL_OPTIONS))
-    credentials[name] = optional(values, option);
-  const keyFile = optional(values, 'private-key-file');
-  if (keyFile !== undefined) {
-    try {
-      credentials.privateKey = readFileSync(keyFile, 'utf8');
-    } catch (err) {
-      throw new UsageError(
-        `--private-key-file: cannot read ${keyFile} (${(err as NodeJS.ErrnoException).code})`,
-      );
-    }
-  }
-  return credentials;
 }
 
 function printAccount(result: unknown): void {
@@ -132,37 +68,7 @@ export const COMMANDS: Record<string, Command> = {
     run: (s, v) => s.workspaces.listNumbers(required(v, 'workspace')),
     print: (r) => printTable(r as object[], ['id', 'number', 'type', 'country', 'carrier_id']),
   },
-  'carrier add': {
-    usage:
-      'carrier add --workspace WS_ID --type twilio|telnyx|vonage|smpp [--base-url URL] and, per type:\n' +
-      '      twilio  --account-sid SID --auth-token TOKEN\n' +
-      '      telnyx  --api-key KEY [--connection-id ID] [--messaging-profile-id ID] [--public-key KEY]\n' +
-      '      vonage  --api-key KEY --api-secret SECRET --application-id ID --private-key-file PATH\n' +
-      '              --signature-secret SECRET\n' +
-      '      smpp    --host HOST --port PORT --system-id ID --password PASSWORD',
-    options: {
-      workspace: str,
-      type: str,
-      'base-url': str,
-      'private-key-file': str,
-      ...Object.fromEntries(Object.keys(CREDENTIAL_OPTIONS).map((o) => [o, str])),
-    },
-    // The view is { id, type, created_at }: no credential is ever printed back.
-    run: (s, v) =>
-      s.carriers.addAccount({
-        workspaceId: required(v, 'workspace'),
-        type: required(v, 'type'),
-        credentials: credentialsOf(v),
-        baseUrl: optional(v, 'base-url'),
-      }),
-    print: (r) => printRecord(r as object),
-  },
-  'carrier list': {
-    usage: 'carrier list --workspace WS_ID',
-    options: { workspace: str },
-    run: (s, v) => s.carriers.listAccounts(required(v, 'workspace')),
-    print: (r) => printTable(r as object[], ['id', 'type', 'created_at']),
-  },
+  ...CARRIER_COMMANDS,
   'key create': {
     usage: 'key create --workspace WS_ID --name NAME [--scopes otp,…] [--expires-in SECONDS]',
     options: { workspace: str, name: str, scopes: str, 'expires-in': str },

@@ -20,6 +20,7 @@ const NAV = [
   { href: `${BASE}/verifications`, label: 'Verifications' },
   { href: `${BASE}/inbox`, label: 'Inbox' },
   { href: `${BASE}/settings`, label: 'Workspace' },
+  { href: `${BASE}/carriers`, label: 'Carriers' },
   { href: `${BASE}/settings/security/api-keys`, label: 'API keys' },
 ];
 
@@ -119,8 +120,9 @@ export const Layout: FC<{ ctx: PageContext; title: string; children?: Child }> =
             <strong>Codes from this workspace may reach no phone.</strong> This server runs in production, and{' '}
             {ctx.carrierless === 1 ? 'one of its numbers has' : `${ctx.carrierless} of its numbers have`} no
             carrier account: codes sent from {ctx.carrierless === 1 ? 'it' : 'them'} go to the development
-            inbox. Tie each number to a carrier with{' '}
-            <code>phone-verify number add … --carrier CARRIER_ID</code> (see the carriers guide).
+            inbox. Add an account under <a href={`${BASE}/carriers`}>Carriers</a>, then choose it for each
+            number on the <a href={`${BASE}/settings#numbers`}>Workspace</a> page (or use{' '}
+            <code>phone-verify number set-carrier</code>).
           </p>
         ) : null}
         {ctx.flash && (

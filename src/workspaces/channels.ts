@@ -31,3 +31,33 @@ export function selectSender(
   }
   return capable.find((n) => n.country === destinationCountry) ?? first;
 }
+
+/**
+ * The senders a delivery may use, in order: the number the send chose, then, for fail-over, one number of
+ * each other carrier account that can send on the same channel (the destination's country first). Numbers
+ * without a carrier never take over from a carrier (their codes reach no phone), and the channel never changes.
+ * Empty when the chosen number is gone from the workspace.
+ */
+export function deliverySenders(
+  numbers: readonly NumberRow[],
+  channel: Channel,
+  destinationCountry: string,
+  chosen: string,
+): NumberRow[] {
+  const primary = numbers.find((n) => n.number === chosen);
+  if (!primary) return [];
+  if (primary.carrier_id === null) return [primary];
+  const capable = numbers.filter(
+    (n) =>
+      n.carrier_id !== null &&
+      n.carrier_id !== primary.carrier_id &&
+      (channel === 'voice' || n.type === 'mobile'),
+  );
+  const ordered = [
+    ...capable.filter((n) => n.country === destinationCountry),
+    ...capable.filter((n) => n.country !== destinationCountry),
+  ];
+  const seen = new Set([primary.carrier_id]);
+  const others = ordered.filter((n) => !seen.has(n.carrier_id as string) && seen.add(n.carrier_id as string));
+  return [primary, ...others];
+}

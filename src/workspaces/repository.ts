@@ -30,15 +30,18 @@ export function findNumber(db: Db, workspaceId: string, number: string): Promise
     .executeTakeFirst();
 }
 
-/** Whether the workspace has this carrier account: a number may only send through its own workspace's. */
-export async function hasCarrierAccount(db: Db, workspaceId: string, carrierId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('carrier_accounts')
-    .select('id')
+/**
+ * Whether the workspace has this carrier account (a number may only send through its own workspace's), taking
+ * the account's lock for the rest of the transaction (a no-op update), as removing the account does.
+ */
+export async function lockCarrierAccount(db: Db, workspaceId: string, carrierId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('carrier_accounts')
+    .set((eb) => ({ id: eb.ref('id') }))
     .where('id', '=', carrierId)
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirst();
-  return row !== undefined;
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Oldest first: the first number gives the workspace's default country. */

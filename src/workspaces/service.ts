@@ -162,19 +162,6 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
           `the type of ${e164} cannot be told from the number itself: give it (${NUMBER_TYPES.join(', ')})`,
         );
       }
-      if (
-        input.carrierId !== undefined &&
-        !(await repo.hasCarrierAccount(db, input.workspaceId, input.carrierId))
-      ) {
-        // Another workspace's account is answered like an unknown one.
-        throw new AppError(
-          'not_found',
-          `No carrier account ${input.carrierId} in workspace ${input.workspaceId}.`,
-        );
-      }
-      if (await repo.findNumber(db, input.workspaceId, e164)) {
-        throw new AppError('conflict', `${e164} is already a number of workspace ${input.workspaceId}.`);
-      }
       const row: repo.NumberRow = {
         id: newId('num'),
         workspace_id: input.workspaceId,
@@ -185,7 +172,27 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         seq: nextStamp(),
         carrier_id: input.carrierId ?? null,
       };
-      await repo.insertNumber(db, row);
+      const insert = async (tx: Db) => {
+        if (await repo.findNumber(tx, input.workspaceId, e164)) {
+          throw new AppError('conflict', `${e164} is already a number of workspace ${input.workspaceId}.`);
+        }
+        await repo.insertNumber(tx, row);
+      };
+      const carrierId = input.carrierId;
+      if (carrierId === undefined) await insert(db);
+      else {
+        await db.transaction().execute(async (tx) => {
+          // Under the account's lock: a concurrent removal of the account either sees this number or goes first.
+          if (!(await repo.lockCarrierAccount(tx, input.workspaceId, carrierId))) {
+            // Another workspace's account is answered like an unknown one.
+            throw new AppError(
+              'not_found',
+              `No carrier account ${carrierId} in workspace ${input.workspaceId}.`,
+            );
+          }
+          await insert(tx);
+        });
+      }
       return presentNumber(row);
     },
 

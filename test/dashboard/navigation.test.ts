@@ -21,6 +21,7 @@ describe('dashboard navigation', () => {
     ['/dashboard/verifications', 'Verifications'],
     ['/dashboard/inbox', 'Inbox'],
     ['/dashboard/settings', 'Workspace'],
+    ['/dashboard/carriers', 'Carriers'],
     ['/dashboard/settings/security/api-keys', 'API keys'],
   ] as const) {
     test(`${path} marks exactly "${label}" as the current page`, async () => {

@@ -179,6 +179,10 @@ describe('dashboard security: signed-in checks', () => {
       '/dashboard/signin',
       '/dashboard/signout',
       '/dashboard/workspace',
+      '/dashboard/carriers',
+      '/dashboard/carriers/:id/rotate',
+      '/dashboard/carriers/:id/remove',
+      '/dashboard/settings/numbers/:id/carrier',
     ])
       assert.ok(routes.includes(known), `route list lacks ${known}: ${routes.join(', ')}`);
     const browser = await signedIn(t.app, t.services, { workspaceIds: [ws1.workspaceId, ws2.workspaceId] });
@@ -187,6 +191,11 @@ describe('dashboard security: signed-in checks', () => {
     await other.get('/dashboard/signin');
     const foreignToken = other.csrf();
     const [number] = await t.services.workspaces.listNumbers(ws1.workspaceId);
+    const account = await t.services.carriers.addAccount({
+      workspaceId: ws1.workspaceId,
+      type: 'twilio',
+      credentials: { accountSid: `AC${'1'.repeat(32)}`, authToken: 'auth-token' },
+    });
     // A form that would change something on any of these routes, were it accepted.
     const form = {
       workspace_id: ws2.workspaceId,
@@ -199,16 +208,27 @@ describe('dashboard security: signed-in checks', () => {
       send_limit: '1',
       email: 'x@example.com',
       password: PASSWORD,
+      carrier_id: account.id,
+      account_sid: `AC${'2'.repeat(32)}`,
+      auth_token: 'forged-auth-token',
     };
     for (const route of routes) {
       const path = route
         .replace(/api-keys\/:\w+/, `api-keys/${ws1.keyId}`)
         .replace(/numbers\/:\w+/, `numbers/${number?.id}`)
+        .replace(/carriers\/:\w+/, `carriers/${account.id}`)
         .replace(/:\w+/g, 'x');
       for (const csrf of [null, 'wrong-token', foreignToken]) {
         await browser.get('/dashboard');
         const before = await snapshot(t.services);
-        const res = await browser.post(path, form, { csrf });
+        // Adding a carrier account takes a carrier type where adding a number takes a number type.
+        const res = await browser.post(
+          path,
+          path === '/dashboard/carriers' ? { ...form, type: 'twilio' } : form,
+          {
+            csrf,
+          },
+        );
         assert.equal(res.statusCode, 403, `${path} with token ${csrf}: ${res.statusCode}`);
         assert.equal(await snapshot(t.services), before, `${path} with token ${csrf} changed something`);
       }

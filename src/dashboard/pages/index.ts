@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { registerApiKeyPages } from './api-keys.js';
+import { registerCarrierPages } from './carriers.js';
 import { registerInboxPages } from './inbox.js';
 import { registerOverviewPage } from './overview.js';
 import { registerSettingsPages } from './settings.js';
@@ -12,5 +13,6 @@ export function registerPages(app: FastifyInstance, services: Services): void {
   registerVerificationPages(app, services);
   registerInboxPages(app, services);
   registerSettingsPages(app, services);
+  registerCarrierPages(app, services);
   registerApiKeyPages(app, services);
 }

@@ -1,5 +1,6 @@
 // Shared pieces of the workspace settings page: its data, a failed form's note, number formatting.
 import type { FC } from 'hono/jsx';
+import type { CarrierAccountListing } from '../../carriers/service.js';
 import type { NumberView, WorkspaceSettings } from '../../workspaces/service.js';
 import { BASE } from '../layout.js';
 
@@ -17,6 +18,8 @@ export interface FormFailure {
 export interface SettingsData {
   settings: WorkspaceSettings;
   numbers: NumberView[];
+  /** The workspace's carrier accounts, which its numbers can send through. */
+  carriers: CarrierAccountListing[];
   failure?: FormFailure;
 }
 

@@ -1,10 +1,12 @@
 // The settings page's numbers section: each number's type and what it can send, adding and removing numbers,
 // and the plain warning where the workspace cannot send SMS (or anything).
 import type { FC } from 'hono/jsx';
+import type { CarrierAccountListing } from '../../carriers/service.js';
 import { NUMBER_TYPES, type NumberType } from '../../workspaces/phone-number.js';
 import type { NumberView } from '../../workspaces/service.js';
 import { ConfirmedAction } from '../components.js';
-import { Csrf } from '../layout.js';
+import { BASE, Csrf } from '../layout.js';
+import { TYPE_LABELS as CARRIER_LABELS } from './carrier-fields.js';
 import { ErrorNote, PATH, type SettingsData } from './settings-form.js';
 
 export const TYPE_LABELS: Record<NumberType, string> = {
@@ -45,6 +47,48 @@ const Capability: FC<{ numbers: NumberView[] }> = ({ numbers }) => {
   return null;
 };
 
+/** The options of "sends through": the development provider, then each of the workspace's accounts. */
+const CarrierOptions: FC<{ carriers: CarrierAccountListing[]; selected: string }> = ({
+  carriers,
+  selected,
+}) => (
+  <>
+    <option value="none" selected={selected === 'none' || selected === ''}>
+      Development provider (Inbox)
+    </option>
+    {carriers.map((c) => (
+      <option value={c.id} selected={selected === c.id}>
+        {`${CARRIER_LABELS[c.type] ?? c.type} ${c.id}`}
+      </option>
+    ))}
+  </>
+);
+
+/** Which account a number sends through, and a form to move it to another (or to the development provider). */
+const SendsThrough: FC<{ number: NumberView; carriers: CarrierAccountListing[]; csrf: string }> = ({
+  number: n,
+  carriers,
+  csrf,
+}) => {
+  const id = `carrier-of-${n.id}`;
+  // Nothing to choose from yet: say where its codes go.
+  if (carriers.length === 0) return <span class="muted">Development provider (Inbox)</span>;
+  return (
+    <form method="post" action={`${PATH}/numbers/${encodeURIComponent(n.id)}/carrier`} class="inline-form">
+      <Csrf token={csrf} />
+      <label class="visually-hidden" for={id}>
+        {`${n.number} sends through`}
+      </label>
+      <select id={id} name="carrier_id">
+        <CarrierOptions carriers={carriers} selected={n.carrier_id ?? 'none'} />
+      </select>
+      <button type="submit" class="secondary outline small-button" aria-label={`Move ${n.number}`}>
+        Move
+      </button>
+    </form>
+  );
+};
+
 export const NumbersSection: FC<{ data: SettingsData; csrf: string }> = ({ data, csrf }) => {
   const failed = data.failure?.section === 'numbers' ? data.failure.values : {};
   const typedType = String(failed.type ?? '');
@@ -66,6 +110,7 @@ export const NumbersSection: FC<{ data: SettingsData; csrf: string }> = ({ data,
                 <th scope="col">Type</th>
                 <th scope="col">Voice</th>
                 <th scope="col">SMS</th>
+                <th scope="col">Sends through</th>
                 <th scope="col">
                   <span class="visually-hidden">Actions</span>
                 </th>
@@ -84,6 +129,9 @@ export const NumbersSection: FC<{ data: SettingsData; csrf: string }> = ({ data,
                   </td>
                   <td data-label="SMS">
                     <Can yes={n.type === 'mobile'} what="SMS" />
+                  </td>
+                  <td data-label="Sends through">
+                    <SendsThrough number={n} carriers={data.carriers} csrf={csrf} />
                   </td>
                   <td>
                     <ConfirmedAction
@@ -134,6 +182,18 @@ export const NumbersSection: FC<{ data: SettingsData; csrf: string }> = ({ data,
             </label>
             <small id="type-hint">
               US and Canadian numbers need a type: it cannot be told from the number.
+            </small>
+          </div>
+          <div>
+            <label>
+              Sends through
+              <select name="carrier_id" aria-describedby="carrier-hint">
+                <CarrierOptions carriers={data.carriers} selected={String(failed.carrier_id ?? '')} />
+              </select>
+            </label>
+            <small id="carrier-hint">
+              Codes reach real phones through a carrier account (add one under{' '}
+              <a href={`${BASE}/carriers`}>Carriers</a>); the development provider keeps them in the Inbox.
             </small>
           </div>
         </div>

@@ -37,6 +37,7 @@ export function registerSettingsPages(app: FastifyInstance, services: Services):
   const load = async (workspaceId: string, failure?: FormFailure): Promise<SettingsData> => ({
     settings: await workspaces.getSettings(workspaceId),
     numbers: await workspaces.listNumbers(workspaceId),
+    carriers: await services.carriers.listAccounts(workspaceId),
     failure,
   });
 
@@ -72,14 +73,32 @@ export function registerSettingsPages(app: FastifyInstance, services: Services):
 
   app.post('/settings/numbers', async (request, reply) => {
     const body = request.body as FormBody;
-    const values = { number: field(body, 'number'), type: field(body, 'type') };
+    const values = {
+      number: field(body, 'number'),
+      type: field(body, 'type'),
+      carrier_id: field(body, 'carrier_id'),
+    };
     return change(request, reply, { section: 'numbers', values }, async (workspaceId) => {
       const added = await workspaces.addNumber({
         workspaceId,
         number: values.number,
         type: values.type === '' ? undefined : values.type,
+        carrierId: values.carrier_id === '' || values.carrier_id === 'none' ? undefined : values.carrier_id,
       });
       return `Number ${added.number} added (${TYPE_LABELS[added.type]}).`;
+    });
+  });
+
+  // Which account a number sends through: one of the workspace's, or `none` (the development provider).
+  app.post('/settings/numbers/:id/carrier', async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const chosen = field(request.body as FormBody, 'carrier_id');
+    return change(request, reply, { section: 'numbers', values: {} }, async (workspaceId) => {
+      const carrierId = chosen === '' || chosen === 'none' ? null : chosen;
+      const moved = await services.carriers.setNumberCarrier(workspaceId, id, carrierId);
+      return carrierId === null
+        ? `${moved.number} now sends through the development provider: its codes go to the Inbox.`
+        : `${moved.number} now sends through carrier account ${carrierId}.`;
     });
   });
 

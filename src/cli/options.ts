@@ -1,0 +1,33 @@
+// What every CLI command is made of: its shape, and how its options are read.
+import type { Services } from '../services.js';
+import { UsageError } from './output.js';
+
+export type Values = Record<string, string | boolean | undefined>;
+
+export interface Command {
+  usage: string;
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  positionals?: number;
+  run(services: Services, values: Values, positionals: string[]): Promise<unknown>;
+  print(result: unknown): void;
+}
+
+export function required(values: Values, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export function optional(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function wholeNumber(values: Values, name: string): number | undefined {
+  const value = optional(values, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+export const str = { type: 'string' } as const;

@@ -1,0 +1,158 @@
+// The Carriers page's forms: the credential fields of one carrier type (adding an account, or rotating an
+// account's credentials). Secret fields are always rendered empty, also after a failed submission.
+import type { FC } from 'hono/jsx';
+import { CARRIER_TYPES, type CarrierType } from '../../carriers/service.js';
+import { BASE, Csrf } from '../layout.js';
+import { CREDENTIAL_FIELDS, type CredentialField, TYPE_LABELS } from './carrier-fields.js';
+
+export const PATH = `${BASE}/carriers`;
+
+/** A failed form: which one, why, the field to fix, and the non-secret values to show again. */
+export interface CarrierFormFailure {
+  form: 'add' | 'rotate' | 'remove';
+  /** The add form's type. */
+  type?: CarrierType;
+  /** The account a rotation or removal was for. */
+  accountId?: string;
+  message: string;
+  field?: string;
+  values: Record<string, string>;
+}
+
+export const FailureNote: FC<{ failure?: CarrierFormFailure; id: string }> = ({ failure, id }) =>
+  failure ? (
+    <p class="flash flash-error" role="alert" id={id}>
+      {failure.message}
+    </p>
+  ) : null;
+
+const Input: FC<{ f: CredentialField; id: string; value: string; invalid: boolean; errorId: string }> = ({
+  f,
+  id,
+  value,
+  invalid,
+  errorId,
+}) => {
+  const described = [f.hint ? `${id}-hint` : '', invalid ? errorId : ''].filter(Boolean).join(' ');
+  const common = {
+    id,
+    name: f.name,
+    required: f.required,
+    'aria-invalid': invalid ? 'true' : undefined,
+    'aria-describedby': described || undefined,
+  };
+  switch (f.kind) {
+    case 'secret':
+      // Never given a value: a stored or typed secret does not travel back to the browser.
+      return <input {...common} type="password" autocomplete="new-password" />;
+    case 'pem':
+      return <textarea {...common} rows={5} spellcheck={false} autocomplete="off" class="pem" />;
+    case 'port':
+      return <input {...common} type="number" min={1} max={65_535} step={1} value={value} />;
+    default:
+      return <input {...common} autocomplete="off" spellcheck={false} value={value} />;
+  }
+};
+
+/** The fields of one type; `prefix` keeps ids unique across the page's several forms. */
+const CredentialInputs: FC<{
+  type: CarrierType;
+  prefix: string;
+  failure?: CarrierFormFailure;
+  baseUrl: string;
+}> = ({ type, prefix, failure, baseUrl }) => {
+  const errorId = `${prefix}-error`;
+  return (
+    <>
+      {CREDENTIAL_FIELDS[type].map((f) => {
+        const id = `${prefix}-${f.name}`;
+        return (
+          <div>
+            <label for={id}>
+              {f.label}
+              {f.required ? '' : ' (optional)'}
+            </label>
+            <Input
+              f={f}
+              id={id}
+              value={failure?.values[f.name] ?? ''}
+              invalid={failure?.field === f.name}
+              errorId={errorId}
+            />
+            {f.hint && <small id={`${id}-hint`}>{f.hint}</small>}
+          </div>
+        );
+      })}
+      {type !== 'smpp' && (
+        <div>
+          <label for={`${prefix}-base_url`}>Base URL (optional)</label>
+          <input
+            id={`${prefix}-base_url`}
+            name="base_url"
+            type="url"
+            placeholder="https://…"
+            value={failure ? (failure.values.base_url ?? '') : baseUrl}
+            aria-invalid={failure?.field === 'base_url' ? 'true' : undefined}
+            aria-describedby={`${prefix}-base_url-hint`}
+          />
+          <small id={`${prefix}-base_url-hint`}>
+            Leave empty for the carrier's own API. Only for a regional edge, a proxy or a test double.
+          </small>
+        </div>
+      )}
+    </>
+  );
+};
+
+export const AddAccountForms: FC<{ csrf: string; failure?: CarrierFormFailure }> = ({ csrf, failure }) => (
+  <section id="add" aria-labelledby="add-title">
+    <h2 id="add-title">Add an account</h2>
+    <p class="muted">
+      Credentials are encrypted at rest and never shown again, here or anywhere else. Then choose the account
+      for a number on the <a href={`${BASE}/settings#numbers`}>Workspace</a> page.
+    </p>
+    {CARRIER_TYPES.map((type) => {
+      const failed = failure?.form === 'add' && failure.type === type ? failure : undefined;
+      return (
+        <details id={`add-${type}`} open={failed !== undefined} class="carrier-add">
+          <summary>{`${TYPE_LABELS[type]} account`}</summary>
+          <FailureNote failure={failed} id={`add-${type}-error`} />
+          <form method="post" action={PATH}>
+            <Csrf token={csrf} />
+            <input type="hidden" name="type" value={type} />
+            <CredentialInputs type={type} prefix={`add-${type}`} failure={failed} baseUrl="" />
+            <button type="submit">{`Add ${TYPE_LABELS[type]} account`}</button>
+          </form>
+        </details>
+      );
+    })}
+  </section>
+);
+
+export const RotateForm: FC<{
+  csrf: string;
+  account: { id: string; type: CarrierType; base_url: string | null };
+  failure?: CarrierFormFailure;
+}> = ({ csrf, account, failure }) => {
+  const prefix = `rotate-${account.id}`;
+  return (
+    <details open={failure !== undefined} class="carrier-rotate">
+      <summary>Rotate credentials</summary>
+      <p class="small muted">
+        Give every credential again: they replace the stored ones, and the next code sent from this account's
+        numbers uses them. The numbers and the callback URL stay as they are.
+      </p>
+      <FailureNote failure={failure} id={`${prefix}-error`} />
+      <form method="post" action={`${PATH}/${encodeURIComponent(account.id)}/rotate`}>
+        <Csrf token={csrf} />
+        <CredentialInputs
+          type={account.type}
+          prefix={prefix}
+          failure={failure}
+          baseUrl={account.base_url ?? ''}
+        />
+        <button type="submit">Save new credentials</button>
+      </form>
+    </details>
+  );
+};

@@ -1,0 +1,233 @@
+// Carriers: the workspace's carrier accounts (what each sends from and the callback URL to set at the carrier),
+// adding one per type, rotating its credentials and removing it. The rules live in the carrier service; no
+// credential is ever read back for this page, so none can appear in it.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FC } from 'hono/jsx';
+import { callbackUrlOf } from '../../carriers/callback-url.js';
+import type { CarrierAccountListing, CarrierType } from '../../carriers/service.js';
+import { AppError } from '../../errors.js';
+import type { Services } from '../../services.js';
+import { ConfirmedAction } from '../components.js';
+import { type FormBody, field, formError } from '../forms.js';
+import { BASE, Layout } from '../layout.js';
+import { workspaceOf } from '../plugin.js';
+import { type Page, renderPage } from '../render.js';
+import { setFlash } from '../session-cookie.js';
+import {
+  carrierTypeOf,
+  credentialsFrom,
+  describeFailure,
+  echoedValues,
+  TYPE_LABELS,
+} from './carrier-fields.js';
+import { AddAccountForms, type CarrierFormFailure, FailureNote, PATH, RotateForm } from './carrier-forms.js';
+
+/** What to set at the carrier, per type (docs/carriers.md says the same). */
+const CALLBACK_HINTS: Record<CarrierType, string> = {
+  twilio: 'Requested with every message and call: nothing to set at Twilio.',
+  telnyx:
+    "Set it as the TeXML application's status callback URL at Telnyx (calls carry none of their own); messages request it themselves.",
+  vonage: 'Requested with every message and call: nothing to set at Vonage.',
+  smpp: '',
+};
+
+interface CarriersPageData {
+  workspaceName: string;
+  accounts: CarrierAccountListing[];
+  publicUrl: string;
+  failure?: CarrierFormFailure;
+}
+
+const Numbers: FC<{ numbers: string[] }> = ({ numbers }) =>
+  numbers.length === 0 ? (
+    <span class="muted">
+      None yet: choose this account for a number on the <a href={`${BASE}/settings#numbers`}>Workspace</a>{' '}
+      page.
+    </span>
+  ) : (
+    <span>
+      {numbers.map((n, i) => (
+        <>
+          {i > 0 && ', '}
+          <code>{n}</code>
+        </>
+      ))}
+    </span>
+  );
+
+const CallbackUrl: FC<{ account: CarrierAccountListing; publicUrl: string }> = ({ account, publicUrl }) => {
+  const url = callbackUrlOf(publicUrl, account);
+  if (url === null) return <span class="muted">None: delivery receipts come over the SMPP session.</span>;
+  const id = `callback-${account.id}`;
+  return (
+    <>
+      <div class="copy-group">
+        <input id={id} readonly value={url} aria-label={`Callback URL of ${account.id}`} />
+        <button type="button" class="secondary small-button" data-copy={`#${id}`}>
+          Copy
+        </button>
+      </div>
+      <small class="muted">{CALLBACK_HINTS[account.type]}</small>
+    </>
+  );
+};
+
+const AccountCard: FC<{
+  account: CarrierAccountListing;
+  publicUrl: string;
+  csrf: string;
+  failure?: CarrierFormFailure;
+}> = ({ account: a, publicUrl, csrf, failure }) => {
+  const mine = failure?.accountId === a.id ? failure : undefined;
+  const label = TYPE_LABELS[a.type] ?? a.type;
+  return (
+    <article class="carrier-account" id={a.id} aria-labelledby={`${a.id}-title`}>
+      <h3 id={`${a.id}-title`}>
+        {`${label} account `}
+        <code>{a.id}</code>
+      </h3>
+      {mine?.form === 'remove' && <FailureNote failure={mine} id={`remove-${a.id}-error`} />}
+      <dl class="facts">
+        <dt>API</dt>
+        <dd>{a.base_url ? <code>{a.base_url}</code> : <span>The carrier's own API</span>}</dd>
+        <dt>Sends from</dt>
+        <dd>
+          <Numbers numbers={a.numbers} />
+        </dd>
+        <dt>Callback URL</dt>
+        <dd>
+          <CallbackUrl account={a} publicUrl={publicUrl} />
+        </dd>
+        <dt>Added</dt>
+        <dd>
+          <time
+            datetime={a.created_at}
+          >{`${a.created_at.slice(0, 10)} ${a.created_at.slice(11, 16)} UTC`}</time>
+        </dd>
+      </dl>
+      <RotateForm csrf={csrf} account={a} failure={mine?.form === 'rotate' ? mine : undefined} />
+      <ConfirmedAction
+        action={`${PATH}/${encodeURIComponent(a.id)}/remove`}
+        confirm={`Remove the ${label} account ${a.id}? Its credentials are deleted.`}
+        label="Remove account"
+        describe={`Remove ${label} account ${a.id}`}
+        csrf={csrf}
+      />
+    </article>
+  );
+};
+
+function CarriersPage(data: CarriersPageData): Page {
+  return (ctx) => (
+    <Layout ctx={ctx} title="Carriers">
+      <div class="pv-settings">
+        <hgroup>
+          <h1>Carriers</h1>
+          <p>
+            Carrier accounts send the codes of <strong>{data.workspaceName}</strong> to real phones. A number
+            without one uses the development provider: its codes go to the Inbox and reach no phone.
+          </p>
+        </hgroup>
+        <section id="accounts" aria-labelledby="accounts-title">
+          <h2 id="accounts-title">Accounts</h2>
+          {data.accounts.length === 0 ? (
+            <p class="muted">This workspace has no carrier account yet: every code goes to the Inbox.</p>
+          ) : (
+            data.accounts.map((a) => (
+              <AccountCard account={a} publicUrl={data.publicUrl} csrf={ctx.csrf} failure={data.failure} />
+            ))
+          )}
+        </section>
+        <AddAccountForms csrf={ctx.csrf} failure={data.failure?.form === 'add' ? data.failure : undefined} />
+      </div>
+    </Layout>
+  );
+}
+
+export function registerCarrierPages(app: FastifyInstance, services: Services): void {
+  const { carriers } = services;
+  const page = async (workspace: { id: string; name: string }, failure?: CarrierFormFailure) =>
+    CarriersPage({
+      workspaceName: workspace.name,
+      accounts: await carriers.listAccounts(workspace.id),
+      publicUrl: services.publicUrl,
+      failure,
+    });
+
+  /** Runs one change: on success a confirmation and back to the list; on failure the page again, with why. */
+  async function change(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: Omit<CarrierFormFailure, 'message' | 'field'>,
+    act: (workspaceId: string) => Promise<{ text: string; anchor: string }>,
+  ) {
+    const workspace = workspaceOf(request);
+    try {
+      const done = await act(workspace.id);
+      setFlash(reply, { kind: 'ok', text: done.text });
+      return reply.redirect(`${PATH}#${done.anchor}`);
+    } catch (err) {
+      const status = formError(err);
+      const type = form.type ?? 'twilio';
+      const failure = { ...form, ...describeFailure(err as AppError, type) };
+      return renderPage(request, reply, await page(workspace, failure), { status });
+    }
+  }
+
+  /** An account of the session's workspace: any other id is answered like an unknown one. */
+  async function accountOf(workspaceId: string, id: string): Promise<CarrierAccountListing> {
+    const account = (await carriers.listAccounts(workspaceId)).find((a) => a.id === id);
+    if (!account) throw new AppError('not_found', 'There is no such carrier account in this workspace.');
+    return account;
+  }
+
+  app.get('/carriers', async (request, reply) =>
+    renderPage(request, reply, await page(workspaceOf(request))),
+  );
+
+  app.post('/carriers', async (request, reply) => {
+    const body = request.body as FormBody;
+    const type = carrierTypeOf(body);
+    const form = { form: 'add' as const, type, values: echoedValues(body, type) };
+    return change(request, reply, form, async (workspaceId) => {
+      const baseUrl = field(body, 'base_url').trim();
+      const added = await carriers.addAccount({
+        workspaceId,
+        type,
+        credentials: credentialsFrom(body, type),
+        baseUrl: baseUrl === '' ? undefined : baseUrl,
+      });
+      return { text: `${TYPE_LABELS[type]} account ${added.id} added.`, anchor: added.id };
+    });
+  });
+
+  app.post('/carriers/:id/rotate', async (request, reply) => {
+    const workspace = workspaceOf(request);
+    const { id } = request.params as { id: string };
+    const account = await accountOf(workspace.id, id);
+    const body = request.body as FormBody;
+    const form = {
+      form: 'rotate' as const,
+      type: account.type,
+      accountId: id,
+      values: echoedValues(body, account.type),
+    };
+    return change(request, reply, form, async (workspaceId) => {
+      // SMPP accounts have no base URL field: leave theirs as it is.
+      const baseUrl = account.type === 'smpp' ? undefined : field(body, 'base_url');
+      await carriers.rotateCredentials(workspaceId, id, credentialsFrom(body, account.type), baseUrl);
+      return { text: `New credentials saved for ${TYPE_LABELS[account.type]} account ${id}.`, anchor: id };
+    });
+  });
+
+  app.post('/carriers/:id/remove', async (request, reply) => {
+    const workspace = workspaceOf(request);
+    const { id } = request.params as { id: string };
+    const account = await accountOf(workspace.id, id);
+    const form = { form: 'remove' as const, type: account.type, accountId: id, values: {} };
+    return change(request, reply, form, async (workspaceId) => {
+      await carriers.removeAccount(workspaceId, id);
+      return { text: `${TYPE_LABELS[account.type]} account ${id} removed.`, anchor: 'accounts' };
+    });
+  });
+}
