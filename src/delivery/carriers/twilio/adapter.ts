@@ -52,6 +52,7 @@ const DESTINATION_CODES = new Set([
   21610, // Attempt to send to an unsubscribed recipient (STOP)
   21612, // The 'To' phone number is not currently reachable via SMS
   21614, // 'To' number is not a valid mobile number
+  21635, // 'To' number cannot be a landline
 ]);
 
 const MAX_ERROR_MESSAGE = 300;
