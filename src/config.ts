@@ -20,6 +20,9 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
   RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  DELIVERY_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 3000 }),
+  DELIVERY_POLL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 500 }),
+  CARRIER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   NODE_ENV: Type.Optional(Type.String()),
 });
 
@@ -36,6 +39,14 @@ export interface Config {
   readonly sweepIntervalMs: number;
   readonly database: DatabaseOptions;
   readonly retentionDays: number;
+  readonly delivery: {
+    /** How long a send waits for its first hand-over before answering. */
+    readonly waitMs: number;
+    /** How often each process looks for delivery jobs that are due (retries, jobs left by a dead process). */
+    readonly pollMs: number;
+    /** How long one request to a carrier may take. */
+    readonly carrierTimeoutMs: number;
+  };
 }
 
 export interface DatabaseOptions {
@@ -78,5 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     }),
     retentionDays: e.RETENTION_DAYS,
+    delivery: Object.freeze({
+      waitMs: e.DELIVERY_WAIT_MS,
+      pollMs: e.DELIVERY_POLL_MS,
+      carrierTimeoutMs: e.CARRIER_TIMEOUT_MS,
+    }),
   });
 }

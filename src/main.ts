@@ -1,4 +1,5 @@
 // The serving process: config, store, app, listen, sweeper, graceful close on SIGTERM/SIGINT. Nothing else.
+import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, LOG_REDACT_PATHS } from './app.js';
 import type { Config } from './config.js';
 import { createServices } from './services.js';
@@ -12,11 +13,20 @@ export interface ServeOptions {
 
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   const store = await openStore(config.database);
+  // Background delivery work reports to the app's log, which exists once the app is built below.
+  let log: FastifyBaseLogger | undefined;
   const services = createServices({
     store,
     secret: config.secret,
     retentionDays: config.retentionDays,
     publicUrl: config.publicUrl,
+    delivery: {
+      ...config.delivery,
+      log: {
+        info: (message) => log?.info(`delivery: ${message}`),
+        warn: (message, err) => log?.warn({ err }, `delivery: ${message}`),
+      },
+    },
   });
   const app = await buildApp({
     services,
@@ -27,6 +37,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       stream: options.json ? process.stderr : process.stdout,
     },
   });
+  log = app.log;
   if (store.dialect === 'postgres' && !config.secret) {
     app.log.warn(
       `PHONE_VERIFY_SECRET is not set: this process uses the secret in ${store.dataDir}. Every process sharing the database must use the same secret, or codes sent through one fail in another: set PHONE_VERIFY_SECRET.`,
@@ -42,6 +53,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     }
   }
   const stopSweeper = startSweeper(services, config.sweepIntervalMs, app.log);
+  // Also picks up, once their leases run out, the jobs of a process that died between commit and hand-over.
+  const stopDispatcher = services.dispatcher.startPolling(config.delivery.pollMs);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -49,6 +62,9 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
+    await stopDispatcher();
+    // After the last hand-over, before the store: receipts still arriving are applied until the unbind.
+    await services.smpp.close();
     await stopSweeper();
     await store.close();
     process.exit(0);

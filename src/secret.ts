@@ -22,7 +22,7 @@ export function loadOrCreateSecret(configured: string | undefined, dataDir: stri
   return secret;
 }
 
-export type KeyPurpose = 'code-hash' | 'session' | 'credentials';
+export type KeyPurpose = 'code-hash' | 'session' | 'credentials' | 'delivery-jobs';
 
 export function deriveKey(secret: string, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'phone-verify', purpose, 32));

@@ -4,13 +4,15 @@ import { type AccountService, createAccountService } from './accounts/service.js
 import { createProviderRouter } from './carriers/router.js';
 import { type CarrierService, createCarrierService } from './carriers/service.js';
 import { type Clock, systemClock } from './clock.js';
+import { createSmppGateway, type SmppGateway } from './delivery/carriers/smpp/gateway.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
 import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
 import type { Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
-import { createDeliveryReports } from './verification/delivery-reports.js';
+import { createCarrierStatusReports, createDeliveryReports } from './verification/delivery-reports.js';
+import { createDispatcher, type Dispatcher } from './verification/dispatcher.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
 
@@ -20,16 +22,39 @@ export interface Services {
   workspaces: WorkspaceService;
   keys: KeyService;
   verifications: VerificationService;
+  /** Durable delivery: retries, fail-over and jobs left by a process that died. */
+  dispatcher: Dispatcher;
   devProvider: DevProvider;
   requestLimiter: RequestLimiter;
   retention: Retention;
   accounts: AccountService;
   carriers: CarrierService;
+  /** SMPP sessions, one per account, opened by its first send; close() unbinds them (the serving process's end). */
+  smpp: SmppGateway;
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
   publicUrl: string;
 }
 
 export const DEFAULT_RETENTION_DAYS = 30;
+
+export interface DeliveryOptions {
+  /** How long a send waits for its first hand-over (DELIVERY_WAIT_MS). */
+  waitMs?: number;
+  /** How long one request to a carrier may take (CARRIER_TIMEOUT_MS). */
+  carrierTimeoutMs?: number;
+  /** Jitter source of retry delays; tests pin it. */
+  random?: () => number;
+  /** Where background delivery work (dispatcher, SMPP sessions) reports: the serving process's log. */
+  log?: DeliveryLog;
+}
+
+export interface DeliveryLog {
+  info(message: string): void;
+  warn(message: string, err?: unknown): void;
+}
+
+export const DEFAULT_DELIVERY_WAIT_MS = 3000;
+export const DEFAULT_CARRIER_TIMEOUT_MS = 10_000;
 
 export function createServices(deps: {
   store: Store;
@@ -38,6 +63,7 @@ export function createServices(deps: {
   retentionDays?: number;
   /** Where carriers reach the service (PUBLIC_URL): status callbacks are requested under it. */
   publicUrl: string;
+  delivery?: DeliveryOptions;
 }): Services {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
@@ -46,13 +72,46 @@ export function createServices(deps: {
   const workspaces = createWorkspaceService({ db, clock });
   const keys = createKeyService({ db, clock, workspaces });
   const devProvider = createDevProvider({ db, clock, reports: createDeliveryReports({ db, clock }) });
-  const carriers = createCarrierService({ db, clock, secret, workspaces });
-  const providers = createProviderRouter({ carriers, devProvider, publicUrl: deps.publicUrl });
+  const carrierAccounts = createCarrierService({ db, clock, secret, workspaces });
+  const carrierTimeoutMs = deps.delivery?.carrierTimeoutMs ?? DEFAULT_CARRIER_TIMEOUT_MS;
+  const statusReports = createCarrierStatusReports({ db, clock });
+  const smpp = createSmppGateway({
+    timeoutMs: carrierTimeoutMs,
+    log: deps.delivery?.log,
+    // Receipts arrive on the account's own session, so they are applied within its workspace alone.
+    onReceipt: ({ workspaceId, report }) => statusReports.apply({ workspaceId, carrier: 'SMPP', report }),
+  });
+  const carriers: CarrierService = {
+    ...carrierAccounts,
+    // A removed SMPP account's session is unbound here at once (other processes let theirs go at restart).
+    async removeAccount(workspaceId, id) {
+      const removed = await carrierAccounts.removeAccount(workspaceId, id);
+      await smpp.release(id);
+      return removed;
+    },
+  };
+  const providers = createProviderRouter({
+    carriers,
+    devProvider,
+    publicUrl: deps.publicUrl,
+    timeoutMs: carrierTimeoutMs,
+    smpp,
+  });
+  const dispatcher = createDispatcher({
+    store,
+    clock,
+    providers,
+    jobKey: deriveKey(secret, 'delivery-jobs'),
+    carrierTimeoutMs,
+    random: deps.delivery?.random,
+    warn: deps.delivery?.log?.warn,
+  });
   const verifications = createVerificationService({
     db,
     clock,
     codeKey: deriveKey(secret, 'code-hash'),
-    providers,
+    dispatcher,
+    deliveryWaitMs: deps.delivery?.waitMs ?? DEFAULT_DELIVERY_WAIT_MS,
     workspaces,
   });
   const requestLimiter = createRequestLimiter({ db, clock });
@@ -68,11 +127,13 @@ export function createServices(deps: {
     workspaces,
     keys,
     verifications,
+    dispatcher,
     devProvider,
     requestLimiter,
     retention,
     accounts,
     carriers,
+    smpp,
     publicUrl: deps.publicUrl,
   };
 }

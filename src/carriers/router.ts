@@ -1,6 +1,8 @@
 // The provider router: a number tied to a carrier account sends through that account's adapter, any other
 // number through the development provider. Adapters are built per send from the stored account, so a change
-// of credentials applies to the next send (building one is cheap: no connection is kept).
+// of credentials applies to the next send (building one is cheap: no connection is kept; SMPP's sessions live
+// in the gateway, which replaces a session whose credentials changed).
+import type { SmppGateway } from '../delivery/carriers/smpp/gateway.js';
 import { createTelnyxAdapter } from '../delivery/carriers/telnyx/adapter.js';
 import { createTwilioAdapter } from '../delivery/carriers/twilio/adapter.js';
 import { createVonageAdapter } from '../delivery/carriers/vonage/adapter.js';
@@ -20,8 +22,13 @@ function refusing(name: string, errorMessage: string): DeliveryProvider {
   return { name, send: async () => refusal };
 }
 
-function adapterFor(account: CarrierAccount, callbackUrl: string): DeliveryProvider {
-  const common = { baseUrl: account.baseUrl, statusCallbackUrl: callbackUrl };
+function adapterFor(
+  account: CarrierAccount,
+  callbackUrl: string,
+  timeoutMs?: number,
+  smpp?: SmppGateway,
+): DeliveryProvider {
+  const common = { baseUrl: account.baseUrl, statusCallbackUrl: callbackUrl, timeoutMs };
   switch (account.type) {
     case 'twilio':
       return createTwilioAdapter({ ...common, credentials: account.credentials });
@@ -30,9 +37,11 @@ function adapterFor(account: CarrierAccount, callbackUrl: string): DeliveryProvi
     case 'vonage':
       return createVonageAdapter({ ...common, credentials: account.credentials });
     case 'smpp':
+      // SMPP keeps a bound session per account, so its adapters come from the process's one gateway.
+      if (smpp) return smpp.adapterFor(account);
       return refusing(
         'smpp',
-        `Carrier account ${account.id} is an SMPP account, and SMPP sending is not available in this version: nothing was sent.`,
+        `Carrier account ${account.id} is an SMPP account, and SMPP sending is not set up in this process: nothing was sent.`,
       );
   }
 }
@@ -41,6 +50,10 @@ export function createProviderRouter(deps: {
   carriers: Pick<CarrierService, 'getAccount'>;
   devProvider: DeliveryProvider;
   publicUrl: string;
+  /** How long one request to a carrier may take (the adapters' default where unset). */
+  timeoutMs?: number;
+  /** The process's SMPP sessions; without it, SMPP accounts refuse every send. */
+  smpp?: SmppGateway;
 }): ProviderRouter {
   const { carriers, devProvider, publicUrl } = deps;
   return {
@@ -63,7 +76,7 @@ export function createProviderRouter(deps: {
           `Carrier account ${sender.carrier_id} no longer exists: nothing was sent.`,
         );
       }
-      return adapterFor(account, statusCallbackUrl(publicUrl, account));
+      return adapterFor(account, statusCallbackUrl(publicUrl, account), deps.timeoutMs, deps.smpp);
     },
   };
 }

@@ -1,7 +1,7 @@
 // Carrier status callbacks: POST /webhooks/{twilio,telnyx,vonage}/:accountId. No API key: each request must
 // carry the carrier's signature under that account's own secret, checked over the body exactly as received.
 // Unknown account (or one of another type) -> 404; unsigned, tampered, stale or wrongly keyed -> 403, logged,
-// nothing changes. Every signed request is answered 204, whatever it reports, so the carrier stops retrying.
+// nothing changes (an unsigned Vonage callback gets 503 instead, so Vonage sends it again). Every signed request is answered 204, whatever it reports, so the carrier stops retrying.
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { parseTelnyxStatus, verifyTelnyxSignature } from '../delivery/carriers/telnyx/webhook.js';
 import { parseTwilioStatus, verifyTwilioSignature } from '../delivery/carriers/twilio/webhook.js';
@@ -23,6 +23,11 @@ type Signed<T extends CarrierAccount['type']> = Extract<CarrierAccount, { type: 
 
 interface Carrier<T extends CarrierAccount['type']> {
   label: string;
+  /**
+   * Whether an unsigned callback may be the carrier's own, sent unsigned after an internal error: it is then
+   * refused with a 503, which makes the carrier try again (signed), instead of a 403, which would lose it.
+   */
+  unsignedMayBeGenuine?(request: FastifyRequest): boolean;
   verify(account: Signed<T>, request: FastifyRequest, rawBody: string): boolean;
   parse(rawBody: string): StatusReport | undefined;
 }
@@ -77,6 +82,8 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
 
   route(app, 'vonage', {
     label: 'Vonage',
+    // Vonage: "in the rare case of an internal error" a callback may come unsigned; it retries on a 5xx.
+    unsignedMayBeGenuine: (request) => request.headers.authorization === undefined,
     verify: (account, request, rawBody) =>
       verifyVonageSignature(
         { headers: request.headers, rawBody },
@@ -102,6 +109,12 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
         }
         const rawBody = request.body ?? '';
         if (!carrier.verify(account as Signed<T>, request, rawBody)) {
+          if (carrier.unsignedMayBeGenuine?.(request)) {
+            request.log.warn({ carrier: type, accountId }, 'carrier callback refused for now: unsigned');
+            throw new AppError('unavailable', 'Unsigned callback refused; send it again, signed.', {
+              retry_after: 60,
+            });
+          }
           request.log.warn({ carrier: type, accountId }, 'carrier callback refused: signature invalid');
           throw new AppError('invalid_signature', 'The request is not signed by this carrier account.');
         }

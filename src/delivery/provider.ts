@@ -51,12 +51,13 @@ export type HandOver =
 
 /** A provider reports a delivery's later failure here (a carrier's status callback, say). */
 export interface DeliveryReportSink {
+  /** False when it changed nothing: no such verification, or this very failure was already recorded. */
   deliveryFailed(report: {
     verificationId: string;
     providerId: string;
     errorCode: DeliveryErrorCode;
     errorMessage: string;
-  }): Promise<void>;
+  }): Promise<boolean>;
 }
 
 export interface DeliveryProvider {

@@ -4,11 +4,13 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as initial from './migrations/0001-initial.js';
 import * as accounts from './migrations/0002-accounts-and-timeline.js';
 import * as carriers from './migrations/0003-carriers.js';
+import * as deliveryJobs from './migrations/0004-delivery-jobs.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-accounts-and-timeline': accounts,
   '0003-carriers': carriers,
+  '0004-delivery-jobs': deliveryJobs,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -158,6 +158,22 @@ export interface VerificationEventsTable {
   seq: number;
 }
 
+export interface DeliveryJobsTable {
+  /** One job per verification: the hand-over still to be made. */
+  verification_id: string;
+  workspace_id: string;
+  /** The code, sealed under deriveKey(secret, 'delivery-jobs') with the verification id as additional data. */
+  sealed_code: string;
+  /** Hand-over attempts that failed transiently so far. */
+  attempts: number;
+  next_attempt_at: number;
+  /** The job is being worked by whoever holds lease_token until then (0: free). */
+  lease_until: number;
+  lease_token: string | null;
+  last_error: string | null;
+  created_at: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_numbers: WorkspaceNumbersTable;
@@ -172,4 +188,5 @@ export interface Database {
   signin_throttle: SigninThrottleTable;
   verification_events: VerificationEventsTable;
   carrier_accounts: CarrierAccountsTable;
+  delivery_jobs: DeliveryJobsTable;
 }

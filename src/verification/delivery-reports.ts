@@ -14,7 +14,7 @@ export function createDeliveryReports(deps: { db: Db; clock: Clock }): DeliveryR
   return {
     async deliveryFailed(report) {
       const after = await recordDeliveryFailure(deps.db, report.verificationId, report, deps.clock.now());
-      if (!after) return;
+      if (!after) return false;
       await timeline.recordAfter([
         {
           verificationId: report.verificationId,
@@ -28,6 +28,7 @@ export function createDeliveryReports(deps: { db: Db; clock: Clock }): DeliveryR
           },
         },
       ]);
+      return true;
     },
   };
 }
@@ -52,17 +53,15 @@ export function createCarrierStatusReports(deps: { db: Db; clock: Clock }): Carr
       // Scoped to the account's workspace, so one workspace's carrier cannot touch another's verifications.
       const row = await findByProviderId(deps.db, workspaceId, report.providerId);
       if (!row) return 'unknown_verification';
-      const errorMessage = carrierFailureMessage(carrier, report);
-      // Carriers retry, and Twilio's signatures carry no timestamp: the same report again writes nothing new.
-      // (Two copies racing may both pass this read; the status update stays idempotent, the timeline gets two.)
-      if (row.error_code === 'delivery_failed' && row.error_message === errorMessage) return 'duplicate';
-      await sink.deliveryFailed({
+      // Carriers retry, and Twilio's signatures carry no timestamp: the same report again writes nothing new,
+      // decided by the update itself, so of two copies racing exactly one is applied.
+      const applied = await sink.deliveryFailed({
         verificationId: row.id,
         providerId: report.providerId,
         errorCode: 'delivery_failed',
-        errorMessage,
+        errorMessage: carrierFailureMessage(carrier, report),
       });
-      return 'applied';
+      return applied ? 'applied' : 'duplicate';
     },
   };
 }

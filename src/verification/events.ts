@@ -11,6 +11,8 @@ import type { SupersededRow, VerificationRow } from './repository.js';
 export const EVENT_KINDS = [
   'created',
   'handed_over',
+  'retry_scheduled',
+  'gave_up',
   'rejected',
   'delivery_failed',
   'attempt',

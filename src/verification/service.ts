@@ -1,9 +1,6 @@
 // The verification core: send, check, read and cancel, and the state machine of service-spec section 3.
 // It knows nothing of HTTP; delivery goes through the provider interface.
 import type { Clock } from '../clock.js';
-import { type ProviderRouter, TransientDeliveryError } from '../delivery/provider.js';
-import { smsText } from '../delivery/sms-text.js';
-import { localeFor, voiceScript } from '../delivery/voice-script.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
@@ -14,6 +11,8 @@ import { type Country, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers } from '../workspaces/repository.js';
 import { allowedCountriesOf, type WorkspaceService } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
+import { insertJob } from './delivery-jobs.js';
+import type { Dispatcher } from './dispatcher.js';
 import {
   attemptEvents,
   createTimeline,
@@ -38,7 +37,9 @@ export interface VerificationDeps {
   db: Db;
   clock: Clock;
   codeKey: Buffer;
-  providers: ProviderRouter;
+  dispatcher: Dispatcher;
+  /** How long a send waits for its first hand-over before answering (DELIVERY_WAIT_MS). */
+  deliveryWaitMs: number;
   workspaces: WorkspaceService;
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
@@ -53,8 +54,18 @@ function serialiseMetadata(metadata: object): string | undefined {
   }
 }
 
+/** Waits for `work` or `ms`, whichever comes first; the work goes on either way. */
+async function waitAtMost(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work, deadline]);
+  clearTimeout(timer);
+}
+
 export function createVerificationService(deps: VerificationDeps) {
-  const { db, clock, codeKey, providers, workspaces } = deps;
+  const { db, clock, codeKey, dispatcher, deliveryWaitMs, workspaces } = deps;
   const timeline = createTimeline({ db, clock, warn: deps.warn });
 
   async function requireVerification(workspaceId: string, id: string): Promise<repo.VerificationRow> {
@@ -136,6 +147,7 @@ export function createVerificationService(deps: VerificationDeps) {
         seq: 0,
       };
       row.code_hash = hashCode(codeKey, row.id, code);
+      const job = dispatcher.newJob(row, code, now);
 
       // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
       // verification of the number is pending, and the send limit counts every one of them.
@@ -144,6 +156,8 @@ export function createVerificationService(deps: VerificationDeps) {
         await enforceSendLimit(tx, ws, destination.e164, now);
         const superseded = await repo.supersedePending(tx, ws.id, destination.e164, now);
         await repo.insertVerification(tx, row);
+        // With the verification, or not at all: a committed code always has its delivery job.
+        await insertJob(tx, job.row);
         // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
         await timeline.record(tx, [
           ...supersedeEvents(ws.id, superseded, row.id),
@@ -156,50 +170,9 @@ export function createVerificationService(deps: VerificationDeps) {
         ]);
       });
 
-      const provider = await providers.providerFor(sender);
-      const handOver = await provider
-        .send({
-          verificationId: row.id,
-          workspaceId: ws.id,
-          channel,
-          to: destination.e164,
-          from: sender.number,
-          locale: localeFor(destination.country),
-          text: smsText(brandName, code),
-          voice: voiceScript(brandName, code, localeFor(destination.country)),
-        })
-        .catch((err: unknown) => ({
-          ok: false as const,
-          providerId: null,
-          errorCode: 'provider_error' as const,
-          // Transient failures are retried by the durable delivery queue, which does not exist yet.
-          errorMessage:
-            err instanceof TransientDeliveryError
-              ? `The ${provider.name} carrier failed to take the message (${err.message}); it will not be retried yet.`
-              : `The ${provider.name} provider failed to take the message.`,
-        }));
-      const outcome: repo.DeliveryOutcome = {
-        provider: provider.name,
-        ok: handOver.ok,
-        providerId: handOver.providerId,
-        errorCode: handOver.ok ? null : handOver.errorCode,
-        errorMessage: handOver.ok ? null : handOver.errorMessage,
-      };
-      await repo.recordHandOver(db, row.id, outcome, clock.now());
-      await timeline.recordAfter([
-        {
-          verificationId: row.id,
-          workspaceId: ws.id,
-          kind: outcome.ok ? 'handed_over' : 'rejected',
-          detail: outcome.ok
-            ? { provider: outcome.provider, provider_id: outcome.providerId }
-            : {
-                provider: outcome.provider,
-                error_code: outcome.errorCode,
-                error_message: outcome.errorMessage,
-              },
-        },
-      ]);
+      // The first hand-over, waited for a short while so the response can say whether it was made; past the
+      // deadline it goes on in the background, and the dispatcher retries what fails transiently.
+      await waitAtMost(dispatcher.firstAttempt(job, code), deliveryWaitMs);
       return presentVerification(await requireVerification(ws.id, row.id));
     },
 

@@ -4,6 +4,7 @@
 // checking it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { findJob } from '../../src/verification/delivery-jobs.js';
 import { startFakeTelnyx } from '../fakes/telnyx.js';
 import { startTwilioFake } from '../fakes/twilio.js';
 import { startFakeVonage } from '../fakes/vonage.js';
@@ -17,7 +18,7 @@ import {
   TEST_PUBLIC_URL,
   type TestApp,
 } from '../helpers/app.js';
-import { SMPP, TELNYX, TWILIO, VONAGE, VONAGE_PUBLIC_KEY } from './fixtures.js';
+import { TELNYX, TWILIO, VONAGE, VONAGE_PUBLIC_KEY } from './fixtures.js';
 
 const SENDER = '+61491570156';
 
@@ -105,18 +106,22 @@ describe('sends routed to carrier accounts', () => {
       assert.match(v.delivery.error_message ?? '', /21211/);
     });
 
-    test('a 503: undelivered with provider_error, naming the carrier, not retried (for now)', async () => {
+    test('a 503: still pending, not handed over yet, a retry scheduled (test/delivery/durable-delivery)', async () => {
       fake.requests.length = 0;
       fake.reply({ kind: 'server_error', status: 503 });
       const v = await send(api, '+61412345003', 'sms');
       assert.equal(fake.requests.length, 1);
-      assert.equal(v.status, 'undelivered');
+      assert.equal(v.status, 'pending');
       assert.equal(v.delivery.ok, false);
       assert.equal(v.delivery.provider_id, null);
-      assert.equal(v.delivery.error_code, 'provider_error');
-      assert.match(v.delivery.error_message ?? '', /twilio/i);
-      assert.match(v.delivery.error_message ?? '', /will not be retried yet/);
+      assert.equal(v.delivery.error_code, null);
+      assert.match(
+        v.delivery.error_message ?? '',
+        /^Not handed over yet: attempt 1 failed \(the twilio provider/,
+      );
       assert.equal(v.delivery.error_message?.includes(TWILIO.authToken), false);
+      const job = await findJob(t.services.store.db, v.id);
+      assert.equal(job?.attempts, 1);
     });
   });
 
@@ -199,25 +204,19 @@ describe('sends routed to carrier accounts', () => {
       await checkCode(api, v.id, code);
     });
 
-    test('a 503 from the Voice API: undelivered, provider_error, not retried (for now)', async () => {
+    test('a 503 from the Voice API: still pending, a retry scheduled', async () => {
       fake.requests.length = 0;
       fake.queue({ kind: 'error', status: 503, body: { title: 'Service Unavailable' } });
       const v = await send(api, '+61412345022', 'voice');
       assert.equal(fake.requests.length, 1);
-      assert.equal(v.status, 'undelivered');
-      assert.equal(v.delivery.error_code, 'provider_error');
-      assert.match(v.delivery.error_message ?? '', /vonage.*will not be retried yet/i);
+      assert.equal(v.status, 'pending');
+      assert.equal(v.delivery.error_code, null);
+      assert.match(
+        v.delivery.error_message ?? '',
+        /Not handed over yet: attempt 1 failed \(the vonage provider/,
+      );
+      assert.equal((await findJob(t.services.store.db, v.id))?.attempts, 1);
     });
-  });
-
-  test('a number tied to an SMPP account refuses clearly: undelivered, provider_error, nothing sent', async () => {
-    const { api, accountId } = await workspaceOn('smpp', SMPP);
-    const v = await send(api, '+61412345031', 'sms');
-    assert.equal(v.status, 'undelivered');
-    assert.equal(v.delivery.ok, false);
-    assert.equal(v.delivery.error_code, 'provider_error');
-    assert.match(v.delivery.error_message ?? '', new RegExp(`${accountId}.*SMPP sending is not available`));
-    await assert.rejects(codeFor(t.services, '+61412345031'), /no message/);
   });
 
   test('a number without a carrier account still sends through the development provider', async () => {

@@ -38,13 +38,19 @@ export type TwilioFakeReply =
   | { kind: 'server_error'; status: 500 | 502 | 503; retryAfter?: string }
   | { kind: 'rate_limited'; retryAfter: string }
   | { kind: 'malformed' }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Answers success only when release() is called (a slow carrier). */
+  | { kind: 'hold' };
 
 export interface TwilioFake {
   baseUrl: string;
   requests: RecordedRequest[];
   /** Answers the next requests in this order; after them, success. */
   reply(...replies: TwilioFakeReply[]): void;
+  /** Answers every held request with success. */
+  release(): void;
+  /** How many requests are held, unanswered, right now. */
+  held(): number;
   close(): Promise<void>;
 }
 
@@ -55,6 +61,7 @@ export async function startTwilioFake(account: {
   authToken: string;
 }): Promise<TwilioFake> {
   const queue: TwilioFakeReply[] = [];
+  let held: (() => void)[] = [];
   const expectedAuth = `Basic ${Buffer.from(`${account.accountSid}:${account.authToken}`).toString('base64')}`;
 
   const server = await startRecordingServer((req, res, { path, form }) => {
@@ -97,12 +104,23 @@ export async function startTwilioFake(account: {
         return res.end('{"sid": "SM');
       case 'hang':
         return; // never answers; close() drops the connection
+      case 'hold':
+        held.push(() =>
+          sendJson(res, 201, resourceFor(match[2] === 'Calls' ? 'CA' : 'SM', account.accountSid, form)),
+        );
+        return;
     }
   });
 
   return {
     ...server,
     reply: (...replies) => queue.push(...replies),
+    release: () => {
+      const answers = held;
+      held = [];
+      for (const answer of answers) answer();
+    },
+    held: () => held.length,
   };
 }
 

@@ -7,7 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { listOutbox } from '../../src/delivery/outbox.js';
-import { createServices, type Services } from '../../src/services.js';
+import { createServices, type DeliveryOptions, type Services } from '../../src/services.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase } from './database.js';
 
@@ -52,7 +52,15 @@ export async function openTestStore(dir?: string): Promise<TestStoreHandle> {
   };
 }
 
-export async function createTestApp(options: { clock?: Clock; dir?: string } = {}): Promise<TestApp> {
+/**
+ * Sends in tests wait for their first hand-over however slow the machine (the deadline is tested on its own,
+ * with a carrier that does not answer).
+ */
+const TEST_DELIVERY: DeliveryOptions = { waitMs: 60_000 };
+
+export async function createTestApp(
+  options: { clock?: Clock; dir?: string; delivery?: DeliveryOptions } = {},
+): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
   const { store, dir, databaseUrl } = handle;
   const services = createServices({
@@ -60,6 +68,7 @@ export async function createTestApp(options: { clock?: Clock; dir?: string } = {
     secret: TEST_SECRET,
     clock: options.clock,
     publicUrl: TEST_PUBLIC_URL,
+    delivery: { ...TEST_DELIVERY, ...options.delivery },
   });
   const app = await buildApp({ services });
   await app.ready();
@@ -70,6 +79,8 @@ export async function createTestApp(options: { clock?: Clock; dir?: string } = {
     databaseUrl,
     async close() {
       await app.close();
+      await services.dispatcher.drain();
+      await services.smpp.close();
       await handle.close();
     },
   };

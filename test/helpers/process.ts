@@ -40,7 +40,8 @@ export interface ServerProcess {
 /** Starts `phone-verify serve --json` on a free port and waits for its one JSON line. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--json'], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    // Sends wait for their first hand-over however slow the machine (DELIVERY_WAIT_MS is tested on its own).
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DELIVERY_WAIT_MS: '60000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -60,7 +61,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     child,
     stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode; // already gone
       child.kill(signal);
       const [code] = await once(child, 'exit');
       return code as number | null;

@@ -55,6 +55,7 @@ describe('verification timeline events', () => {
     assert.deepEqual(await detailOf(v.id, 'handed_over'), {
       provider: 'development',
       provider_id: v.delivery.provider_id,
+      hand_over_attempt: 1,
     });
     const [created] = await eventsOf(v.id);
     assert.equal(created?.at, clock.now());

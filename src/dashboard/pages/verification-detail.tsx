@@ -25,7 +25,16 @@ function describeEvent(event: TimelineEvent, v: Verification): Child {
     case 'created':
       return `${channel} code created for ${formatPhone(String(d.to ?? v.phone))}, from ${d.from ?? v.from_number}`;
     case 'handed_over':
-      return `Handed over to the ${d.provider} provider (delivery ${d.provider_id})`;
+      return `Handed over to the ${d.provider} provider (delivery ${d.provider_id})${Number(d.hand_over_attempt) > 1 ? `, on attempt ${d.hand_over_attempt}` : ''}`;
+    case 'retry_scheduled':
+      return (
+        <>
+          Hand-over attempt {d.hand_over_attempt} to the {d.provider} provider failed ({d.error_message}); the
+          next attempt is due at <Time ms={Number(d.next_attempt_at)} utc />
+        </>
+      );
+    case 'gave_up':
+      return `Gave up after ${d.attempts} failed hand-over attempts, before the code expired: ${d.error_message}`;
     case 'rejected':
       return `Rejected at hand-over: ${d.error_code} — ${d.error_message}`;
     case 'delivery_failed':
@@ -62,6 +71,8 @@ function describeEvent(event: TimelineEvent, v: Verification): Child {
 const EVENT_TONE: Record<string, string> = {
   verified: 'ok',
   rejected: 'bad',
+  gave_up: 'bad',
+  retry_scheduled: 'warn',
   delivery_failed: 'bad',
   failed: 'bad',
   attempt: 'warn',
@@ -85,7 +96,26 @@ function supportChecklist(v: Verification, events: TimelineEvent[], now: number)
     );
     return notes;
   }
-  if (v.delivery_ok === 0) {
+  const gaveUp = find('gave_up');
+  if (gaveUp) {
+    notes.push(
+      <>
+        Nothing was sent: the carrier could not be reached ({String(gaveUp.detail.attempts)} hand-over
+        attempts failed transiently, until the code's time ran out). Check the carrier's status and the
+        account's credentials, then send a new code.
+      </>,
+    );
+  } else if (v.status === 'pending' && v.delivery_ok === null) {
+    notes.push(
+      <>
+        Not handed over yet:{' '}
+        {find('retry_scheduled')
+          ? 'the carrier failed transiently and the hand-over is being retried'
+          : 'the hand-over is under way'}{' '}
+        until the code expires at <Time ms={v.expires_at} utc />. Reload this page to follow it.
+      </>,
+    );
+  } else if (v.delivery_ok === 0) {
     notes.push(
       <>
         Nothing was sent: the carrier refused the number at hand-over (<code>{v.error_code}</code>). Check

@@ -1,0 +1,253 @@
+// One hand-over attempt of a delivery job, by the process that holds the job's lease: build the message, pick
+// the sender (the send's own, or the next carrier account's on the same channel after transient failures), hand
+// it to the provider, and record what came of it: handed over or rejected (the job is settled and deleted), or a
+// transient failure (the next attempt is scheduled with backoff, unless the code would expire first).
+import type { Clock } from '../clock.js';
+import { toTimestamp } from '../clock.js';
+import { retryDelayMs } from '../delivery/backoff.js';
+import {
+  type DeliveryProvider,
+  type HandOver,
+  type OutboundMessage,
+  type ProviderRouter,
+  TransientDeliveryError,
+} from '../delivery/provider.js';
+import { smsText } from '../delivery/sms-text.js';
+import { localeFor, voiceScript } from '../delivery/voice-script.js';
+import { unseal } from '../sealing.js';
+import type { Db } from '../store/database.js';
+import { type Channel, deliverySenders } from '../workspaces/channels.js';
+import { listNumbers, type NumberRow } from '../workspaces/repository.js';
+import * as jobs from './delivery-jobs.js';
+import { createTimeline, type NewEvent } from './events.js';
+import * as repo from './repository.js';
+
+export interface DeliveryAttemptDeps {
+  db: Db;
+  clock: Clock;
+  providers: ProviderRouter;
+  /** deriveKey(secret, 'delivery-jobs'): opens the code sealed in a job. */
+  jobKey: Buffer;
+  random: () => number;
+  warn: (message: string, err?: unknown) => void;
+}
+
+type Attempt =
+  | { kind: 'handed_over'; provider: string; providerId: string }
+  | { kind: 'rejected'; provider: string; handOver: Extract<HandOver, { ok: false }> }
+  | { kind: 'transient'; provider: string; message: string; retryAfterMs: number | undefined };
+
+/** The message for a verification and its code, as the carrier receives it. */
+function outboundMessage(row: repo.VerificationRow, from: string, code: string): OutboundMessage {
+  const locale = localeFor(row.country ?? '');
+  return {
+    verificationId: row.id,
+    workspaceId: row.workspace_id,
+    channel: row.channel as Channel,
+    to: row.phone,
+    from,
+    locale,
+    text: smsText(row.brand_name, code),
+    voice: voiceScript(row.brand_name, code, locale),
+  };
+}
+
+export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
+  const { db, clock, providers, jobKey, random, warn } = deps;
+  const timeline = createTimeline({
+    db,
+    clock,
+    warn: (err) => warn('a timeline event was not written', err),
+  });
+
+  async function handOver(provider: DeliveryProvider, message: OutboundMessage): Promise<Attempt> {
+    try {
+      const result = await provider.send(message);
+      return result.ok
+        ? { kind: 'handed_over', provider: provider.name, providerId: result.providerId }
+        : { kind: 'rejected', provider: provider.name, handOver: result };
+    } catch (err) {
+      // Anything but a definitive rejection is worth another try: the carrier's transient failures, and our own
+      // (a database hiccup while the development provider writes its outbox).
+      if (err instanceof TransientDeliveryError) {
+        return {
+          kind: 'transient',
+          provider: provider.name,
+          message: err.message,
+          retryAfterMs: err.retryAfterMs,
+        };
+      }
+      warn(`the ${provider.name} provider failed unexpectedly`, err);
+      return {
+        kind: 'transient',
+        provider: provider.name,
+        message: 'the provider failed unexpectedly',
+        retryAfterMs: undefined,
+      };
+    }
+  }
+
+  /** Settles the job: records the hand-over's outcome on the verification and deletes the job, together. */
+  async function settle(
+    job: jobs.DeliveryJobRow,
+    token: string,
+    outcome: repo.DeliveryOutcome,
+    event: NewEvent,
+  ): Promise<void> {
+    await db.transaction().execute(async (tx) => {
+      await repo.recordHandOver(tx, job.verification_id, outcome, clock.now());
+      await jobs.deleteJob(tx, job.verification_id, token);
+    });
+    await timeline.recordAfter([event]);
+  }
+
+  async function giveUp(
+    job: jobs.DeliveryJobRow,
+    token: string,
+    sender: string,
+    provider: string,
+    why: string,
+  ) {
+    const errorMessage = `Gave up after ${job.attempts} failed hand-over attempt(s): ${why}`.slice(0, 300);
+    await settle(
+      job,
+      token,
+      { provider, ok: false, providerId: null, errorCode: 'provider_error', errorMessage, from: sender },
+      {
+        verificationId: job.verification_id,
+        workspaceId: job.workspace_id,
+        kind: 'gave_up',
+        detail: { provider, attempts: job.attempts, error_message: errorMessage },
+      },
+    );
+  }
+
+  /** One attempt of a job the caller holds (by `token`), with the code in hand. */
+  async function attempt(job: jobs.DeliveryJobRow, token: string, code: string): Promise<void> {
+    const row = await repo.findVerification(db, job.workspace_id, job.verification_id);
+    if (row?.status !== 'pending' || row.expires_at <= clock.now()) {
+      // Verified, canceled, superseded or out of time: nobody wants this code any more.
+      await jobs.deleteJob(db, job.verification_id, token);
+      return;
+    }
+    const numbers = await listNumbers(db, row.workspace_id);
+    const senders = deliverySenders(numbers, row.channel as Channel, row.country ?? '', row.from_number);
+    const sender: NumberRow | undefined = senders[job.attempts % Math.max(1, senders.length)];
+    if (!sender) {
+      await giveUp(
+        job,
+        token,
+        row.from_number,
+        row.delivery_provider ?? 'none',
+        `the number ${row.from_number} was removed from the workspace`,
+      );
+      return;
+    }
+    const provider = await providers.providerFor(sender);
+    const result = await handOver(provider, outboundMessage(row, sender.number, code));
+    const about = { verificationId: row.id, workspaceId: row.workspace_id };
+
+    if (result.kind === 'handed_over') {
+      await settle(
+        job,
+        token,
+        {
+          provider: result.provider,
+          ok: true,
+          providerId: result.providerId,
+          errorCode: null,
+          errorMessage: null,
+          from: sender.number,
+        },
+        {
+          ...about,
+          kind: 'handed_over',
+          detail: {
+            provider: result.provider,
+            provider_id: result.providerId,
+            hand_over_attempt: job.attempts + 1,
+          },
+        },
+      );
+      return;
+    }
+    if (result.kind === 'rejected') {
+      const { errorCode, errorMessage, providerId } = result.handOver;
+      await settle(
+        job,
+        token,
+        { provider: result.provider, ok: false, providerId, errorCode, errorMessage, from: sender.number },
+        {
+          ...about,
+          kind: 'rejected',
+          detail: { provider: result.provider, error_code: errorCode, error_message: errorMessage },
+        },
+      );
+      return;
+    }
+
+    const failed = { ...job, attempts: job.attempts + 1 };
+    const lastError = `the ${result.provider} provider failed to take the message (${result.message})`;
+    const nextAttemptAt = clock.now() + retryDelayMs(failed.attempts, result.retryAfterMs, random);
+    if (nextAttemptAt >= row.expires_at) {
+      await giveUp(
+        failed,
+        token,
+        sender.number,
+        result.provider,
+        `${lastError}; the code expires before another try`,
+      );
+      return;
+    }
+    if (
+      !(await jobs.rescheduleJob(db, job.verification_id, token, {
+        attempts: failed.attempts,
+        nextAttemptAt,
+        lastError,
+      }))
+    ) {
+      return; // The lease ran out and another process holds the job now: it records what comes next.
+    }
+    const next = senders[failed.attempts % senders.length] ?? sender;
+    const message = `Not handed over yet: attempt ${failed.attempts} failed (${lastError}); attempt ${failed.attempts + 1} (from ${next.number}) is due at ${toTimestamp(nextAttemptAt)}.`;
+    await repo.recordRetryPending(
+      db,
+      row.id,
+      { provider: result.provider, from: sender.number, message: message.slice(0, 300) },
+      clock.now(),
+    );
+    await timeline.recordAfter([
+      {
+        ...about,
+        kind: 'retry_scheduled',
+        detail: {
+          provider: result.provider,
+          hand_over_attempt: failed.attempts,
+          error_message: lastError,
+          next_attempt_at: nextAttemptAt,
+        },
+      },
+    ]);
+  }
+
+  /** An attempt of a claimed job whose code is still sealed in the row. */
+  async function attemptClaimed(job: jobs.DeliveryJobRow, token: string): Promise<void> {
+    const code = unseal(jobKey, job.verification_id, job.sealed_code);
+    if (code === undefined) {
+      const row = await repo.findVerification(db, job.workspace_id, job.verification_id);
+      await giveUp(
+        job,
+        token,
+        row?.from_number ?? '',
+        row?.delivery_provider ?? 'none',
+        "the job's code cannot be read with this server's secret (PHONE_VERIFY_SECRET changed?)",
+      );
+      return;
+    }
+    await attempt(job, token, code);
+  }
+
+  return { attempt, attemptClaimed };
+}
+
+export type DeliveryAttempts = ReturnType<typeof createDeliveryAttempts>;

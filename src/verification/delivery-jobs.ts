@@ -1,0 +1,100 @@
+// SQL for delivery jobs (one per verification still to be handed over). A job is worked only by the holder of
+// its lease: claiming is one statement, and every later write names the lease token, so two processes never
+// work the same job at once and a process whose lease ran out writes nothing over its successor's.
+import { sql } from 'kysely';
+import type { Db, Store } from '../store/database.js';
+import type { DeliveryJobsTable } from '../store/tables.js';
+
+export type DeliveryJobRow = DeliveryJobsTable;
+
+export async function insertJob(db: Db, row: DeliveryJobRow): Promise<void> {
+  await db.insertInto('delivery_jobs').values(row).execute();
+}
+
+export function findJob(db: Db, verificationId: string): Promise<DeliveryJobRow | undefined> {
+  return db
+    .selectFrom('delivery_jobs')
+    .selectAll()
+    .where('verification_id', '=', verificationId)
+    .executeTakeFirst();
+}
+
+/**
+ * Claims up to `limit` due jobs that nobody holds, for `leaseMs`. On PostgreSQL the candidates are locked with
+ * SKIP LOCKED, so dispatchers of several processes take disjoint sets; SQLite's single writer makes the statement
+ * atomic on its own. The outer conditions are checked again on the locked rows.
+ */
+export function claimDueJobs(
+  store: Store,
+  input: { now: number; leaseMs: number; token: string; limit: number },
+): Promise<DeliveryJobRow[]> {
+  const { now, leaseMs, token, limit } = input;
+  return store.db
+    .updateTable('delivery_jobs')
+    .set({ lease_until: now + leaseMs, lease_token: token })
+    .where('verification_id', 'in', (eb) => {
+      const due = eb
+        .selectFrom('delivery_jobs')
+        .select('verification_id')
+        .where('next_attempt_at', '<=', now)
+        .where('lease_until', '<=', now)
+        .orderBy('next_attempt_at')
+        .limit(limit);
+      return store.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+    })
+    .where('next_attempt_at', '<=', now)
+    .where('lease_until', '<=', now)
+    .returningAll()
+    .execute();
+}
+
+/** Deletes a settled job, if the caller still holds it (or nobody does). True if it was there to delete. */
+export async function deleteJob(db: Db, verificationId: string, token: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('delivery_jobs')
+    .where('verification_id', '=', verificationId)
+    .where((eb) => eb.or([eb('lease_token', '=', token), eb('lease_token', 'is', null)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** After a transient failure: counts it, frees the lease and sets the next attempt. False if the lease was lost. */
+export async function rescheduleJob(
+  db: Db,
+  verificationId: string,
+  token: string,
+  next: { attempts: number; nextAttemptAt: number; lastError: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('delivery_jobs')
+    .set({
+      attempts: next.attempts,
+      next_attempt_at: next.nextAttemptAt,
+      last_error: next.lastError,
+      lease_until: 0,
+      lease_token: null,
+    })
+    .where('verification_id', '=', verificationId)
+    .where('lease_token', '=', token)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Deletes the jobs of verifications that no longer take a code (verified, canceled, superseded, expired, failed,
+ * undelivered), whoever holds them: their codes need no hand-over, so their sealed copies go at once.
+ */
+export async function deleteUnwantedJobs(db: Db): Promise<number> {
+  const result = await db
+    .deleteFrom('delivery_jobs')
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('verifications')
+          .select(sql<number>`1`.as('one'))
+          .whereRef('verifications.id', '=', 'delivery_jobs.verification_id')
+          .where('verifications.status', '!=', 'pending'),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,146 @@
+// Durable delivery. Every send commits a delivery job with its verification (delivery-jobs.ts); the send then
+// makes the first attempt itself and waits a short deadline for it, and this dispatcher finishes whatever the
+// deadline did not cover: retries after transient failures, fail-over, and jobs left behind by a process that
+// died (delivery-attempt.ts makes each attempt). A job ends when its code is handed over, definitively
+// rejected, no longer wanted, or out of time; its row (and the sealed code in it) is then deleted.
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { leaseMsFor } from '../delivery/backoff.js';
+import type { ProviderRouter } from '../delivery/provider.js';
+import { seal } from '../sealing.js';
+import type { Store } from '../store/database.js';
+import { createDeliveryAttempts } from './delivery-attempt.js';
+import * as jobs from './delivery-jobs.js';
+
+/** Jobs one claim takes; a full batch is followed at once by another. */
+const CLAIM_BATCH = 20;
+/** Hand-overs one process makes at once: the rest wait, claimed by no one, for this or another process. */
+const MAX_IN_FLIGHT = 100;
+
+export interface DispatcherDeps {
+  store: Store;
+  clock: Clock;
+  providers: ProviderRouter;
+  /** deriveKey(secret, 'delivery-jobs'): seals the code inside the job. */
+  jobKey: Buffer;
+  /** The longest one hand-over can take (the carrier adapters' timeout); the lease outlasts it. */
+  carrierTimeoutMs: number;
+  /** Jitter source; tests pin it. */
+  random?: () => number;
+  /** Where failures of the dispatcher's own work are reported (default: a process warning). */
+  warn?: (message: string, err?: unknown) => void;
+}
+
+/** A job the send has just committed, held by that send for its first attempt. */
+export interface NewJob {
+  row: jobs.DeliveryJobRow;
+  token: string;
+}
+
+const newToken = () => randomBytes(12).toString('base64url');
+
+export function createDispatcher(deps: DispatcherDeps) {
+  const { store, clock, jobKey } = deps;
+  const { db } = store;
+  const leaseMs = leaseMsFor(deps.carrierTimeoutMs);
+  const warn =
+    deps.warn ??
+    ((message: string, err?: unknown) => process.emitWarning(`delivery: ${message} (${String(err ?? '')})`));
+  const { attempt, attemptClaimed } = createDeliveryAttempts({
+    db,
+    clock,
+    providers: deps.providers,
+    jobKey,
+    random: deps.random ?? Math.random,
+    warn,
+  });
+  const inFlight = new Set<Promise<void>>();
+
+  /** Runs work in the background of the process; drain() waits for it. Never rejects. */
+  function track(work: Promise<void>): Promise<void> {
+    const tracked = work
+      .catch((err: unknown) =>
+        warn('a delivery attempt could not be completed; its job is retried later', err),
+      )
+      .finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    return tracked;
+  }
+
+  async function runDue(options: { wait?: boolean } = {}): Promise<number> {
+    await jobs.deleteUnwantedJobs(db);
+    let claimed = 0;
+    for (;;) {
+      const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - inFlight.size);
+      if (room <= 0) return claimed;
+      const token = newToken();
+      const batch = await jobs.claimDueJobs(store, { now: clock.now(), leaseMs, token, limit: room });
+      claimed += batch.length;
+      const attempts = batch.map((job) => track(attemptClaimed(job, token)));
+      if (options.wait !== false) await Promise.all(attempts);
+      if (batch.length < room) return claimed;
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  }
+
+  return {
+    leaseMs,
+
+    /** The job row for a new verification, held by the sending request for its first attempt. */
+    newJob(verification: { id: string; workspace_id: string }, code: string, now: number): NewJob {
+      const token = newToken();
+      return {
+        token,
+        row: {
+          verification_id: verification.id,
+          workspace_id: verification.workspace_id,
+          sealed_code: seal(jobKey, verification.id, code),
+          attempts: 0,
+          next_attempt_at: now,
+          lease_until: now + leaseMs,
+          lease_token: token,
+          last_error: null,
+          created_at: now,
+        },
+      };
+    },
+
+    /** The first attempt of a job its send committed; it goes on in the background if the caller stops waiting. */
+    firstAttempt(job: NewJob, code: string): Promise<void> {
+      return track(attempt(job.row, job.token, code));
+    },
+
+    /**
+     * Claims the due jobs nobody holds (as many as this process has room for) and works them; returns how many
+     * it claimed. With wait: false it returns once they are claimed, their attempts going on in the background.
+     */
+    runDue,
+
+    /** Polls for due jobs every `intervalMs`; the returned stop waits for the attempts under way. */
+    startPolling(intervalMs: number): () => Promise<void> {
+      let polling: Promise<unknown> | undefined;
+      const timer = setInterval(() => {
+        if (polling) return;
+        polling = runDue({ wait: false })
+          .catch((err: unknown) => warn('polling for due delivery jobs failed; will retry', err))
+          .finally(() => {
+            polling = undefined;
+          });
+      }, intervalMs);
+      timer.unref();
+      return async () => {
+        clearInterval(timer);
+        await polling;
+        await drain();
+      };
+    },
+
+    /** Waits for every attempt under way in this process. */
+    drain,
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
