@@ -17,7 +17,7 @@ import { localeFor, voiceScript } from '../delivery/voice-script.js';
 import { unseal } from '../sealing.js';
 import type { Db } from '../store/database.js';
 import { type Channel, deliverySenders } from '../workspaces/channels.js';
-import { listNumbers, type NumberRow } from '../workspaces/repository.js';
+import { listSenders, type SenderRow } from '../workspaces/repository.js';
 import * as jobs from './delivery-jobs.js';
 import { createTimeline, type NewEvent } from './events.js';
 import * as repo from './repository.js';
@@ -130,9 +130,9 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       await jobs.deleteJob(db, job.verification_id, token);
       return;
     }
-    const numbers = await listNumbers(db, row.workspace_id);
+    const numbers = await listSenders(db, row.workspace_id);
     const senders = deliverySenders(numbers, row.channel as Channel, row.country ?? '', row.from_number);
-    const sender: NumberRow | undefined = senders[job.attempts % Math.max(1, senders.length)];
+    const sender: SenderRow | undefined = senders[job.attempts % Math.max(1, senders.length)];
     if (!sender) {
       await giveUp(
         job,

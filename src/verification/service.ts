@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
 import { selectSender } from '../workspaces/channels.js';
 import { type Country, parsePhone } from '../workspaces/phone-number.js';
-import { listNumbers } from '../workspaces/repository.js';
+import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf, type WorkspaceService } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { insertJob } from './delivery-jobs.js';
@@ -104,7 +104,7 @@ export function createVerificationService(deps: VerificationDeps) {
   return {
     async send(principal: Principal, body: SendBody): Promise<Verification> {
       const ws = await workspaces.requireWorkspace(principal.workspaceId);
-      const numbers = await listNumbers(db, ws.id);
+      const numbers = await listSenders(db, ws.id);
       const channel = body.channel ?? 'voice';
       const brandName = body.brand_name === undefined ? ws.name : validateBrandName(body.brand_name);
       const metadata = serialiseMetadata(body.metadata ?? {});

@@ -44,6 +44,21 @@ export async function lockCarrierAccount(db: Db, workspaceId: string, carrierId:
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** A number with the type of the carrier account it sends through (null: the development provider). */
+export type SenderRow = NumberRow & { carrier_type: string | null };
+
+/** The numbers as senders, oldest first (as listNumbers), each with its carrier's type. */
+export function listSenders(db: Db, workspaceId: string): Promise<SenderRow[]> {
+  return db
+    .selectFrom('workspace_numbers as n')
+    .leftJoin('carrier_accounts as c', 'c.id', 'n.carrier_id')
+    .selectAll('n')
+    .select('c.type as carrier_type')
+    .where('n.workspace_id', '=', workspaceId)
+    .orderBy('n.seq')
+    .execute();
+}
+
 /** Oldest first: the first number gives the workspace's default country. */
 export function listNumbers(db: Db, workspaceId: string): Promise<NumberRow[]> {
   return db

@@ -231,4 +231,33 @@ describe('channels', () => {
       assert.ok([NZ_LANDLINE, AU_LANDLINE].includes(from), `sent from a workspace number, not ${from}`);
     });
   });
+  describe('a number on an SMPP account sends SMS only', () => {
+    /** Ties the workspace's number to a new SMPP account (nothing is sent here: no session is opened). */
+    async function onSmpp(workspaceId: string, number: string) {
+      const s = t.services;
+      const account = await s.carriers.addAccount({
+        workspaceId,
+        type: 'smpp',
+        credentials: { host: '127.0.0.1', port: 2775, systemId: 'acme', password: 'pw' },
+      });
+      const row = (await s.workspaces.listNumbers(workspaceId)).find((n) => n.number === number);
+      assert.ok(row);
+      await s.carriers.setNumberCarrier(workspaceId, row.id, account.id);
+    }
+
+    test('voice from a workspace whose only number is on SMPP: 409 channel_unavailable no_voice_number', async () => {
+      const ws = await workspaceWith([{ number: AU_MOBILE }], 'SMPP only');
+      await onSmpp(ws.workspaceId, AU_MOBILE);
+      const body = assertChannelUnavailable(await ws.api.send({ phone: '+61412370501' }), 'no_voice_number');
+      assert.match(String(body.detail), /SMPP, which carries SMS only/);
+      assert.deepEqual(await verificationsOf(ws.workspaceId), []);
+    });
+
+    test('voice skips the SMPP number for another that calls, even of another country', async () => {
+      const ws = await workspaceWith([{ number: AU_MOBILE }, { number: NZ_LANDLINE }], 'SMPP and voice');
+      await onSmpp(ws.workspaceId, AU_MOBILE);
+      const voice = json(await ws.api.send({ phone: '+61412370502', channel: 'voice' }));
+      assert.equal((voice.delivery as { from_number: string }).from_number, NZ_LANDLINE);
+    });
+  });
 });
