@@ -8,7 +8,7 @@ import { createServices } from '../../src/services.js';
 import { findJob } from '../../src/verification/delivery-jobs.js';
 import { listEvents } from '../../src/verification/events.js';
 import { TWILIO } from '../carriers/fixtures.js';
-import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
+import { startTwilioFake, type TwilioFake, type TwilioFakeReply } from '../fakes/twilio.js';
 import type { Verification } from '../helpers/api-types.js';
 import {
   type Client,
@@ -136,18 +136,40 @@ describe('durable delivery', () => {
     await refusedApi.cancel(v.id); // its retries are not for the tests after this one
   });
 
-  test('a timeout and a malformed answer are transient too; each is retried', async () => {
-    twilio.reply({ kind: 'hang' }, { kind: 'malformed' });
-    const v = await send({ phone: nextPhone() });
-    assert.match(v.delivery.error_message ?? '', /attempt 1 failed/);
-    clock.advance(500);
-    await t.services.dispatcher.runDue();
-    assert.match((await read(v.id)).delivery.error_message ?? '', /attempt 2 failed/);
-    clock.advance(1000);
-    await t.services.dispatcher.runDue();
-    assert.equal(twilio.requests.length, 3);
-    assert.equal((await read(v.id)).delivery.ok, true);
-  });
+  // Issue 5, item 6: for each carrier fault, what the API reports and what the phone receives.
+  const FAULTS: Array<[string, TwilioFakeReply, RegExp]> = [
+    ['a timeout', { kind: 'hang' }, /no answer within 300 ms|timed? ?out/i],
+    ['a 500', { kind: 'server_error', status: 500 }, /500/],
+    ['a 502', { kind: 'server_error', status: 502 }, /502/],
+    ['a 503 with Retry-After', { kind: 'server_error', status: 503, retryAfter: '1' }, /503/],
+    ['a 429 with Retry-After', { kind: 'rate_limited', retryAfter: '1' }, /429/],
+    ['a malformed answer', { kind: 'malformed' }, /./],
+  ];
+  for (const [fault, reply, words] of FAULTS) {
+    test(`${fault}: pending, not handed over, saying why; the retry delivers the code once`, async () => {
+      twilio.accepted.length = 0;
+      twilio.reply(reply);
+      const v = await send({ phone: nextPhone() });
+      assert.equal(v.status, 'pending');
+      assert.equal(v.delivery.ok, false);
+      assert.equal(v.delivery.error_code, null);
+      assert.match(v.delivery.error_message ?? '', /^Not handed over yet: attempt 1 failed/);
+      assert.match(v.delivery.error_message ?? '', words);
+      assert.equal(twilio.accepted.length, 0, 'nothing reached the phone yet');
+
+      clock.advance(1000); // past the first backoff step and the carrier's Retry-After
+      assert.equal(await t.services.dispatcher.runDue(), 1);
+      const after = await read(v.id);
+      assert.equal(after.delivery.ok, true);
+      assert.equal(after.delivery.error_message, null);
+      assert.equal(twilio.accepted.length, 1, 'the phone gets one message');
+      const code = codeIn(twilio.accepted[0]?.form.get('Body'));
+      assert.equal(json(await api.check({ verification_id: v.id, code })).verified, true);
+      clock.advance(60_000);
+      assert.equal(await t.services.dispatcher.runDue(), 0, 'nothing is left to send again');
+      assert.equal(twilio.accepted.length, 1);
+    });
+  }
 
   test('a definitive rejection is never retried', async () => {
     twilio.reply({ kind: 'error', code: 21211 });

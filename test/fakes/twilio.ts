@@ -49,6 +49,8 @@ export interface TwilioFake {
   reply(...replies: TwilioFakeReply[]): void;
   /** Answers every held request with success. */
   release(): void;
+  /** The requests answered with success: the messages and calls the carrier took, so the phone gets them. */
+  accepted: RecordedRequest[];
   /** How many requests are held, unanswered, right now. */
   held(): number;
   close(): Promise<void>;
@@ -62,9 +64,15 @@ export async function startTwilioFake(account: {
 }): Promise<TwilioFake> {
   const queue: TwilioFakeReply[] = [];
   let held: (() => void)[] = [];
+  const accepted: RecordedRequest[] = [];
+  const accept = (res: ServerResponse, kind: string, accountSid: string, recorded: RecordedRequest) => {
+    accepted.push(recorded);
+    sendJson(res, 201, resourceFor(kind === 'Calls' ? 'CA' : 'SM', accountSid, recorded.form));
+  };
   const expectedAuth = `Basic ${Buffer.from(`${account.accountSid}:${account.authToken}`).toString('base64')}`;
 
-  const server = await startRecordingServer((req, res, { path, form }) => {
+  const server = await startRecordingServer((req, res, recorded) => {
+    const { path } = recorded;
     const match = RESOURCE.exec(path);
     if (req.method !== 'POST' || !match || match[1] !== account.accountSid) return twilioError(res, 20404);
     if (req.headers.authorization !== expectedAuth) return twilioError(res, 20003);
@@ -80,7 +88,7 @@ export async function startTwilioFake(account: {
     const reply = queue.shift() ?? { kind: 'success' };
     switch (reply.kind) {
       case 'success':
-        return sendJson(res, 201, resourceFor(match[2] === 'Calls' ? 'CA' : 'SM', account.accountSid, form));
+        return accept(res, match[2] ?? '', account.accountSid, recorded);
       case 'error':
         return twilioError(res, reply.code);
       case 'server_error':
@@ -105,9 +113,7 @@ export async function startTwilioFake(account: {
       case 'hang':
         return; // never answers; close() drops the connection
       case 'hold':
-        held.push(() =>
-          sendJson(res, 201, resourceFor(match[2] === 'Calls' ? 'CA' : 'SM', account.accountSid, form)),
-        );
+        held.push(() => accept(res, match[2] ?? '', account.accountSid, recorded));
         return;
     }
   });
@@ -121,6 +127,7 @@ export async function startTwilioFake(account: {
       for (const answer of answers) answer();
     },
     held: () => held.length,
+    accepted,
   };
 }
 
