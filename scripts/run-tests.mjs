@@ -2,7 +2,7 @@
 // SQLite always, then PostgreSQL at TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
 // Where PostgreSQL is unreachable, CI (CI=true) fails loudly and a developer machine skips that run, saying so.
 // Arguments narrow the run: `npm test -- verification` runs files whose path contains "verification".
-// TEST_STORES=sqlite (or postgres) runs one store only.
+// TEST_STORES=sqlite (or postgres) runs one store only; TEST_CONCURRENCY sets how many files run at once (4).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,9 @@ function runSuite(store, files, tapFile) {
       '--import',
       'tsx',
       '--test',
-      '--test-concurrency=2',
+      // Four files at once: much of the suite waits on child processes, sockets and the disk, so two cores are
+      // kept busy only with more files in flight than cores (TEST_CONCURRENCY overrides).
+      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 4}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',

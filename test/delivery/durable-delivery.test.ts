@@ -66,6 +66,17 @@ describe('durable delivery', () => {
       delivery: { random: () => 0, carrierTimeoutMs: 300 },
     });
 
+  /** A second app on the same database whose sends wait 50 ms, and whose carrier requests may take a minute. */
+  async function slowProcess() {
+    const app = await createTestApp({
+      dir: t.dir,
+      clock,
+      delivery: { waitMs: 50, carrierTimeoutMs: 60_000 },
+    });
+    const key = await app.services.keys.createKey({ workspaceId, name: 'slow process' });
+    return { ...app, api: client(app.app, key.key) };
+  }
+
   async function send(body: Record<string, unknown>): Promise<Verification> {
     const res = await api.send({ channel: 'sms', ...body });
     assert.equal(res.statusCode, 201, res.body);
@@ -219,19 +230,11 @@ describe('durable delivery', () => {
   });
 
   test('the send answers at its deadline while the carrier is slow; the hand-over completes after', async () => {
-    const slow = await createTestApp({
-      dir: t.dir,
-      clock,
-      delivery: { waitMs: 50, carrierTimeoutMs: 60_000 },
-    });
+    const slow = await slowProcess();
     try {
-      const slowApi = client(
-        slow.app,
-        (await slow.services.keys.createKey({ workspaceId, name: 'slow' })).key,
-      );
       twilio.reply({ kind: 'hold' });
       // The carrier answers only when released, after the response: the response cannot have waited for it.
-      const res = await slowApi.send({ phone: nextPhone(), channel: 'sms' });
+      const res = await slow.api.send({ phone: nextPhone(), channel: 'sms' });
       assert.equal(res.statusCode, 201);
       const v = json<Verification>(res);
       assert.equal(v.status, 'pending');
@@ -264,18 +267,10 @@ describe('durable delivery', () => {
 
   test('a job held by a live attempt is not taken; once its lease has run out, another process takes it', async () => {
     const other = anotherProcess();
-    const slow = await createTestApp({
-      dir: t.dir,
-      clock,
-      delivery: { waitMs: 50, carrierTimeoutMs: 60_000 },
-    });
+    const slow = await slowProcess();
     try {
-      const slowApi = client(
-        slow.app,
-        (await slow.services.keys.createKey({ workspaceId, name: 'crash' })).key,
-      );
       twilio.reply({ kind: 'hold' });
-      const v = json<Verification>(await slowApi.send({ phone: nextPhone(), channel: 'sms' }));
+      const v = json<Verification>(await slow.api.send({ phone: nextPhone(), channel: 'sms' }));
       // As if the sending process hung mid-hand-over: its lease is still running, so nobody else starts one.
       assert.equal(await other.dispatcher.runDue(), 0);
       clock.advance(slow.services.dispatcher.leaseMs);
