@@ -56,7 +56,7 @@ test('a process killed between commit and hand-over: the next process delivers t
 
   first.child.kill('SIGKILL');
   await once(first.child, 'exit');
-  gate.open(); // drops the held connection: none of it ever reached the carrier
+  await gate.open(); // drops the held connection: none of it ever reached the carrier
   assert.equal(twilio.requests.length, 0);
 
   const second = await startServer(serverEnv);

@@ -21,6 +21,7 @@ import {
 } from '../helpers/app.js';
 import { CARRIER_SENDER as SENDER, twilioWorkspace } from '../helpers/carrier-workspace.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import { startStallGate } from '../helpers/stall-gate.js';
 
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 600 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
@@ -133,18 +134,31 @@ describe('durable delivery', () => {
     assert.equal((await read(v.id)).delivery.ok, true);
   });
 
-  test('a refused connection is transient: the job waits for its retry', async () => {
-    const closed = await startTwilioFake(TWILIO);
-    await closed.close(); // its port now refuses connections
-    const { api: refusedApi } = await twilioWorkspace(t.services, t.app, closed.baseUrl, 'Refused');
-    const v = json<Verification>(await refusedApi.send({ phone: nextPhone(), channel: 'sms' }));
-    assert.equal(v.status, 'pending');
-    assert.match(
-      v.delivery.error_message ?? '',
-      /attempt 1 failed \(the twilio provider failed to take the message/,
-    );
-    assert.equal((await findJob(t.services.store.db, v.id))?.attempts, 1);
-    await refusedApi.cancel(v.id); // its retries are not for the tests after this one
+  test('a refused connection: pending, nothing sent; once the carrier listens again, the code arrives once', async () => {
+    const gate = await startStallGate(Number(new URL(twilio.baseUrl).port));
+    try {
+      await gate.refuse();
+      const { api: refusedApi } = await twilioWorkspace(t.services, t.app, gate.url, 'Refused');
+      twilio.accepted.length = 0;
+      const v = json<Verification>(await refusedApi.send({ phone: nextPhone(), channel: 'sms' }));
+      assert.equal(v.status, 'pending');
+      assert.equal(v.delivery.ok, false);
+      assert.match(
+        v.delivery.error_message ?? '',
+        /attempt 1 failed \(the twilio provider failed to take the message/,
+      );
+      assert.equal(twilio.accepted.length, 0);
+
+      await gate.open();
+      clock.advance(1000);
+      assert.equal(await t.services.dispatcher.runDue(), 1);
+      assert.equal(json<Verification>(await refusedApi.get(v.id)).delivery.ok, true);
+      assert.equal(twilio.accepted.length, 1, 'the phone gets one message');
+      const code = codeIn(twilio.accepted[0]?.form.get('Body'));
+      assert.equal(json(await refusedApi.check({ verification_id: v.id, code })).verified, true);
+    } finally {
+      await gate.close();
+    }
   });
 
   // Issue 5, item 6: for each carrier fault, what the API reports and what the phone receives.

@@ -1,5 +1,6 @@
 // A TCP gate in front of a local server. Open, it forwards connections; stalled, it accepts them and holds
-// them without passing a byte on, as if the network swallowed the request before it reached the server. Held
+// them without passing a byte on, as if the network swallowed the request before it reached the server;
+// refusing, it does not listen at all (connection refused), keeping its port for when it opens again. Held
 // connections are dropped, never forwarded, when their client dies or the gate opens or closes.
 
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,9 @@ export interface StallGate {
   /** The gate's address, in the target's scheme: http://127.0.0.1:PORT. */
   url: string;
   stall(): void;
-  open(): void;
+  /** Stops listening: connections are refused until open(). */
+  refuse(): Promise<void>;
+  open(): Promise<void>;
   /** Connections accepted while stalled and still held. */
   held(): number;
   close(): Promise<void>;
@@ -47,16 +50,19 @@ export async function startStallGate(targetPort: number): Promise<StallGate> {
     stall: () => {
       stalled = true;
     },
-    open: () => {
+    refuse: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    open: async () => {
       stalled = false;
       dropHeld();
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
     held: () => heldSockets.size,
     close: () =>
       new Promise<void>((resolve) => {
         dropHeld();
         for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
+        if (server.listening) server.close(() => resolve());
+        else resolve();
       }),
   };
 }
