@@ -141,6 +141,31 @@ describe('sends routed to an SMPP account', () => {
     assert.equal(v.delivery.error_message?.includes(ACME.password), false);
   });
 
+  test('ESME_RTHROTTLED: pending, retried by durable delivery once the SMSC takes messages again', async () => {
+    await smsc.rule('61412345106', { kind: 'status', status: 0x58 });
+    const v = await send(acme.api, '+61412345106');
+    assert.equal(v.status, 'pending');
+    assert.equal(v.delivery.ok, false);
+    assert.match(v.delivery.error_message ?? '', /ESME_RTHROTTLED \(0x00000058\)/);
+    await smsc.rule('61412345106', null);
+    // The retry is due within a second (the first backoff step); the dispatcher is run as a process's would.
+    let after = await read(acme.api, v.id);
+    for (let i = 0; i < 300 && !after.delivery.ok; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await t.services.dispatcher.runDue();
+      after = await read(acme.api, v.id);
+    }
+    assert.equal(after.delivery.ok, true);
+    const accepted = (await smsc.state()).submits.filter((m) => m.destination === '61412345106');
+    assert.equal(
+      accepted.filter((m) => m.messageId !== null).length,
+      1,
+      'the SMSC accepted the message once',
+    );
+    const code = /(\d{6})$/.exec(accepted.at(-1)?.text ?? '')?.[1] ?? '';
+    assert.equal(json(await acme.api.check({ verification_id: v.id, code })).verified, true);
+  });
+
   test('the sends of each account went over one session of its own', async () => {
     const state = await smsc.state();
     for (const { systemId } of [ACME, OTHER]) {
