@@ -330,5 +330,14 @@ describe('durable delivery', () => {
     const after = json<Verification>(await twoApi.get(v.id));
     assert.equal(after.delivery.ok, true);
     assert.equal(after.delivery.from_number, BACKUP_SENDER);
+
+    // A call fails over as a call.
+    twilio.reply({ kind: 'server_error', status: 503 });
+    const call = json<Verification>(await twoApi.send({ phone: nextPhone(), channel: 'voice' }));
+    clock.advance(500);
+    await s.dispatcher.runDue();
+    assert.equal(backup.requests.length, 2);
+    assert.match(backup.requests[1]?.path ?? '', /Calls\.json$/, 'still a call');
+    assert.equal(json<Verification>(await twoApi.get(call.id)).delivery.from_number, BACKUP_SENDER);
   });
 });
