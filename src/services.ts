@@ -83,7 +83,7 @@ export function createServices(deps: {
   });
   const carriers: CarrierService = {
     ...carrierAccounts,
-    // A removed SMPP account's session is unbound here at once (other processes let theirs go at restart).
+    // A removed SMPP account's session is unbound here at once; other processes' sweepers let theirs go.
     async removeAccount(workspaceId, id) {
       const removed = await carrierAccounts.removeAccount(workspaceId, id);
       await smpp.release(id);

@@ -13,6 +13,12 @@ export function findAccount(db: Db, id: string): Promise<CarrierAccountRow | und
 }
 
 /** Oldest first. */
+/** The ids of every account of one type, in any workspace (for sessions a process holds open). */
+export async function accountIdsOfType(db: Db, type: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('carrier_accounts').select('id').where('type', '=', type).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 export function listAccounts(db: Db, workspaceId: string): Promise<CarrierAccountRow[]> {
   return db
     .selectFrom('carrier_accounts')

@@ -52,6 +52,8 @@ export interface SmppGateway {
   adapterFor(account: SmppAccount): DeliveryProvider;
   /** Unbinds and forgets an account's session (the account was removed). */
   release(accountId: string): Promise<void>;
+  /** Releases the session of every account not among these (removed through another process); how many. */
+  releaseAllBut(accountIds: ReadonlySet<string>): Promise<number>;
   /** Unbinds every session and waits for them to close. */
   close(): Promise<void>;
 }
@@ -239,14 +241,21 @@ export function createSmppGateway(options: SmppGatewayOptions): SmppGateway {
     };
   }
 
+  async function release(accountId: string): Promise<void> {
+    const link = links.get(accountId);
+    links.delete(accountId);
+    await link?.close();
+  }
+
   return {
     adapterFor(account) {
       return { name: 'smpp', send: (message) => send(account, message) };
     },
-    async release(accountId) {
-      const link = links.get(accountId);
-      links.delete(accountId);
-      await link?.close();
+    release,
+    async releaseAllBut(accountIds) {
+      const gone = [...links.keys()].filter((id) => !accountIds.has(id));
+      await Promise.all(gone.map(release));
+      return gone.length;
     },
     async close() {
       closed = true;
