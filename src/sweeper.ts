@@ -1,7 +1,7 @@
 // Background work of a serving process: every interval it persists expiry, applies the development provider's
-// due failure reports and lets go of the SMPP sessions of accounts removed through another process; about once
-// an hour it prunes old data (retention). Every step is idempotent and claims its rows, so several processes may
-// sweep the same database.
+// due failure reports, deletes the delivery jobs of codes nobody wants any more and lets go of the SMPP sessions
+// of accounts removed through another process; about once an hour it prunes old data (retention). Every step is
+// idempotent and claims its rows, so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
 import { accountIdsOfType } from './carriers/repository.js';
 import type { Services } from './services.js';
@@ -20,9 +20,13 @@ export function startSweeper(
     try {
       const expired = await services.verifications.expireDue();
       const reports = await services.devProvider.applyDueReports();
+      // Codes verified, canceled, superseded or expired while their delivery waited: their jobs go.
+      const dropped = await services.dispatcher.dropUnwanted();
       // An SMPP account removed through another process: this process lets its session go too.
       const released = await services.smpp.releaseAllBut(await accountIdsOfType(services.store.db, 'smpp'));
-      if (expired + reports + released > 0) log.debug({ expired, reports, released }, 'sweep');
+      if (expired + reports + dropped + released > 0) {
+        log.debug({ expired, reports, dropped, released }, 'sweep');
+      }
       if (Date.now() >= nextPrune) {
         nextPrune = Date.now() + PRUNE_EVERY_MS;
         log.info({ pruned: await services.retention.prune() }, 'retention');

@@ -19,6 +19,18 @@ export function findJob(db: Db, verificationId: string): Promise<DeliveryJobRow 
     .executeTakeFirst();
 }
 
+/** Whether any job is due and free: a read, so an idle poll takes no write lock. */
+export async function anyDue(db: Db, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('delivery_jobs')
+    .select('verification_id')
+    .where('next_attempt_at', '<=', now)
+    .where('lease_until', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Claims up to `limit` due jobs that nobody holds, for `leaseMs`. On PostgreSQL the candidates are locked with
  * SKIP LOCKED, so dispatchers of several processes take disjoint sets; SQLite's single writer makes the statement

@@ -68,7 +68,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function runDue(options: { wait?: boolean } = {}): Promise<number> {
-    await jobs.deleteUnwantedJobs(db);
+    // A read first: most polls find nothing due, and then take no write lock at all.
+    if (!(await jobs.anyDue(db, clock.now()))) return 0;
     let claimed = 0;
     for (;;) {
       const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - inFlight.size);
@@ -118,6 +119,9 @@ export function createDispatcher(deps: DispatcherDeps) {
      * it claimed. With wait: false it returns once they are claimed, their attempts going on in the background.
      */
     runDue,
+
+    /** Deletes the jobs of codes nobody wants any more (the sweeper's part); how many. */
+    dropUnwanted: () => jobs.deleteUnwantedJobs(db),
 
     /** Polls for due jobs every `intervalMs`; the returned stop waits for the attempts under way. */
     startPolling(intervalMs: number): () => Promise<void> {

@@ -243,6 +243,15 @@ describe('durable delivery', () => {
     assert.equal(twilio.requests.length, 3);
   });
 
+  test('the sweep deletes the job of a code canceled while its retry waited, before the retry is due', async () => {
+    twilio.reply({ kind: 'server_error', status: 503 });
+    const v = await send({ phone: nextPhone() });
+    assert.ok(await findJob(t.services.store.db, v.id));
+    await api.cancel(v.id);
+    assert.equal(await t.services.dispatcher.dropUnwanted(), 1);
+    assert.equal(await findJob(t.services.store.db, v.id), undefined, 'its sealed code is gone at once');
+  });
+
   test('the send answers at its deadline while the carrier is slow; the hand-over completes after', async () => {
     const slow = await slowProcess();
     try {
