@@ -1,18 +1,18 @@
 // The composition root: builds every service from the store, the clock and the secret. The HTTP app, the CLI
 // and the sweeper all take their services from here, so each rule lives in one place.
 import { type AccountService, createAccountService } from './accounts/service.js';
-import { createProviderRouter } from './carriers/router.js';
-import { type CarrierService, createCarrierService } from './carriers/service.js';
+import { type CarrierService, createCarrierService } from './carrier-accounts/service.js';
 import { type Clock, systemClock } from './clock.js';
 import { createSmppGateway, type SmppGateway } from './delivery/carriers/smpp/gateway.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
+import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
+import { createCarrierStatusReports, createDeliveryReports } from './delivery/reports.js';
+import { createProviderRouter } from './delivery/router.js';
 import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
 import type { Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
-import { createCarrierStatusReports, createDeliveryReports } from './verification/delivery-reports.js';
-import { createDispatcher, type Dispatcher } from './verification/dispatcher.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
 

@@ -3,7 +3,7 @@
 // of accounts removed through another process; about once an hour it prunes old data (retention). Every step is
 // idempotent and claims its rows, so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
-import { accountIdsOfType } from './carriers/repository.js';
+import { accountIdsOfType } from './carrier-accounts/repository.js';
 import type { Services } from './services.js';
 
 const PRUNE_EVERY_MS = 3_600_000;

@@ -1,7 +1,7 @@
 // The carrier commands: accounts (add, list, rotate, remove) and which account a number sends through.
 import { readFileSync } from 'node:fs';
-import { callbackUrlOf } from '../carriers/callback-url.js';
-import type { CarrierAccountListing } from '../carriers/service.js';
+import type { CarrierAccountListing } from '../carrier-accounts/service.js';
+import { callbackUrlOf } from '../delivery/callback-url.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { type Command, optional, required, str, type Values } from './options.js';

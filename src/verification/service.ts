@@ -1,29 +1,23 @@
 // The verification core: send, check, read and cancel, and the state machine of service-spec section 3.
 // It knows nothing of HTTP; delivery goes through the provider interface.
 import type { Clock } from '../clock.js';
+import type { Dispatcher } from '../delivery/dispatcher.js';
+import { insertJob } from '../delivery/jobs.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
 import type { Db } from '../store/database.js';
+import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
 import { selectSender } from '../workspaces/channels.js';
 import { type Country, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf, type WorkspaceService } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
-import { insertJob } from './delivery-jobs.js';
-import type { Dispatcher } from './dispatcher.js';
-import {
-  attemptEvents,
-  createTimeline,
-  expiredEvent,
-  listEvents,
-  supersedeEvents,
-  type TimelineEvent,
-} from './events.js';
 import { presentCheck, presentVerification } from './present.js';
 import * as repo from './repository.js';
 import type { CheckBody, CheckResult, SendBody, Verification } from './schemas.js';
+import { attemptEvents, expiredEvent, supersedeEvents } from './timeline-events.js';
 
 export const METADATA_MAX_BYTES = 4096;
 

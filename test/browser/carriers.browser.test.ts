@@ -4,7 +4,6 @@
 // number still sends through the account.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { TWILIO } from '../carriers/fixtures.js';
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
 import {
   type ApiCall,
@@ -16,6 +15,7 @@ import {
   screenshot,
   scrollsSideways,
 } from '../helpers/browser.js';
+import { TWILIO } from '../helpers/carrier-fixtures.js';
 
 const PATH = '/dashboard/carriers';
 const SENDER = '+61491570156';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { createServices } from '../../src/services.js';
 import { openStore } from '../../src/store/database.js';
-import { SMPP, TELNYX, TWILIO, VONAGE } from '../carriers/fixtures.js';
 import { TEST_SECRET } from '../helpers/app.js';
+import { SMPP, TELNYX, TWILIO, VONAGE } from '../helpers/carrier-fixtures.js';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
 import { cliJson, runCli } from '../helpers/process.js';
 

@@ -4,8 +4,7 @@
 // session's workspace. No credential ever appears in any page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { statusCallbackUrl } from '../../src/carriers/router.js';
-import { SMPP, TELNYX, TWILIO, VONAGE } from '../carriers/fixtures.js';
+import { statusCallbackUrl } from '../../src/delivery/callback-url.js';
 import {
   createTestApp,
   type SeededWorkspace,
@@ -13,6 +12,7 @@ import {
   TEST_PUBLIC_URL,
   type TestApp,
 } from '../helpers/app.js';
+import { SMPP, TELNYX, TWILIO, VONAGE } from '../helpers/carrier-fixtures.js';
 import { type DashboardClient, signedIn } from '../helpers/dashboard.js';
 
 const PAGE = '/dashboard/carriers';

@@ -2,11 +2,11 @@
 // failed attempt and when the next is due, and the "code never arrived" checklist says what is going on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { findJob } from '../../src/verification/delivery-jobs.js';
-import { TWILIO } from '../carriers/fixtures.js';
+import { findJob } from '../../src/delivery/jobs.js';
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
 import type { Verification } from '../helpers/api-types.js';
 import { type Client, createTestApp, json, type TestApp } from '../helpers/app.js';
+import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { twilioWorkspace } from '../helpers/carrier-workspace.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { type DashboardClient, signedIn } from '../helpers/dashboard.js';

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createServices, type Services } from '../../src/services.js';
-import { TWILIO } from '../carriers/fixtures.js';
 import { openTestStore, TEST_PUBLIC_URL, TEST_SECRET, type TestStoreHandle } from '../helpers/app.js';
+import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { signedIn } from '../helpers/dashboard.js';
 
 const WARNING = 'Codes from this workspace may reach no phone';

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, test } from 'node:test';
-import { TWILIO } from '../carriers/fixtures.js';
 import { startTwilioFake } from '../fakes/twilio.js';
 import type { Verification } from '../helpers/api-types.js';
+import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { twilioWorkspaceWithCli } from '../helpers/carrier-workspace.js';
 import { cliSuiteEnv } from '../helpers/cli-setup.js';
 import { type ServerProcess, startServer } from '../helpers/process.js';

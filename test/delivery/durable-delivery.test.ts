@@ -4,10 +4,9 @@
 // local Twilio double (test/fakes/twilio.ts); time is a fake clock, moved by hand.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { findJob } from '../../src/delivery/jobs.js';
 import { createServices } from '../../src/services.js';
-import { findJob } from '../../src/verification/delivery-jobs.js';
-import { listEvents } from '../../src/verification/events.js';
-import { TWILIO } from '../carriers/fixtures.js';
+import { listEvents } from '../../src/timeline/timeline.js';
 import { startTwilioFake, type TwilioFake, type TwilioFakeReply } from '../fakes/twilio.js';
 import type { Verification } from '../helpers/api-types.js';
 import {
@@ -19,6 +18,7 @@ import {
   TEST_SECRET,
   type TestApp,
 } from '../helpers/app.js';
+import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { CARRIER_SENDER as SENDER, twilioWorkspace } from '../helpers/carrier-workspace.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { startStallGate } from '../helpers/stall-gate.js';

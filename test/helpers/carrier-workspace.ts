@@ -2,8 +2,8 @@
 // the services (in-process tests) or through the CLI (tests of real processes).
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../src/services.js';
-import { TWILIO } from '../carriers/fixtures.js';
 import { type Client, client } from './app.js';
+import { TWILIO } from './carrier-fixtures.js';
 import { createWorkspace } from './cli-setup.js';
 import { cliJson } from './process.js';
 

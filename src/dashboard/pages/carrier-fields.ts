@@ -1,7 +1,7 @@
 // The credential fields of each carrier type, as the Carriers page asks for them: the same credentials as
 // `carrier add` (src/cli/commands.ts), named in snake_case as the service's field errors name them. Secrets are
 // password inputs (or a textarea for a PEM key) and are never written back into a page.
-import { CARRIER_TYPES, type CarrierType } from '../../carriers/service.js';
+import { CARRIER_TYPES, type CarrierType } from '../../carrier-accounts/service.js';
 import { type AppError, invalidField } from '../../errors.js';
 import { type FormBody, field } from '../forms.js';
 

@@ -1,7 +1,7 @@
 // The Carriers page's forms: the credential fields of one carrier type (adding an account, or rotating an
 // account's credentials). Secret fields are always rendered empty, also after a failed submission.
 import type { FC } from 'hono/jsx';
-import { CARRIER_TYPES, type CarrierType } from '../../carriers/service.js';
+import { CARRIER_TYPES, type CarrierType } from '../../carrier-accounts/service.js';
 import { BASE, Csrf } from '../layout.js';
 import { CREDENTIAL_FIELDS, type CredentialField, TYPE_LABELS } from './carrier-fields.js';
 

@@ -3,8 +3,8 @@
 // credential is ever read back for this page, so none can appear in it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FC } from 'hono/jsx';
-import { callbackUrlOf } from '../../carriers/callback-url.js';
-import type { CarrierAccountListing, CarrierType } from '../../carriers/service.js';
+import type { CarrierAccountListing, CarrierType } from '../../carrier-accounts/service.js';
+import { callbackUrlOf } from '../../delivery/callback-url.js';
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { ConfirmedAction } from '../components.js';

@@ -1,6 +1,6 @@
 // Shared pieces of the workspace settings page: its data, a failed form's note, number formatting.
 import type { FC } from 'hono/jsx';
-import type { CarrierAccountListing } from '../../carriers/service.js';
+import type { CarrierAccountListing } from '../../carrier-accounts/service.js';
 import type { NumberView, WorkspaceSettings } from '../../workspaces/service.js';
 import { BASE } from '../layout.js';
 

@@ -1,7 +1,7 @@
 // The settings page's numbers section: each number's type and what it can send, adding and removing numbers,
 // and the plain warning where the workspace cannot send SMS (or anything).
 import type { FC } from 'hono/jsx';
-import type { CarrierAccountListing } from '../../carriers/service.js';
+import type { CarrierAccountListing } from '../../carrier-accounts/service.js';
 import { NUMBER_TYPES, type NumberType } from '../../workspaces/phone-number.js';
 import type { NumberView } from '../../workspaces/service.js';
 import { ConfirmedAction } from '../components.js';

@@ -1,7 +1,7 @@
 // One verification's page: its fields, the delivery diagnostics, the timeline, and what to check when "the
 // user says the code never arrived". Another workspace's id is not found (the service scopes the read).
 import type { Child, FC } from 'hono/jsx';
-import type { TimelineEvent } from '../../verification/events.js';
+import type { TimelineEvent } from '../../timeline/timeline.js';
 import type { VerificationRecord } from '../../verification/service.js';
 import { Layout } from '../layout.js';
 import type { Page } from '../render.js';

@@ -3,14 +3,14 @@
 // Unknown account (or one of another type) -> 404; unsigned, tampered, stale or wrongly keyed -> 403, logged,
 // nothing changes (an unsigned Vonage callback gets 503 instead, so Vonage sends it again). Every signed request is answered 204, whatever it reports, so the carrier stops retrying.
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { parseTelnyxStatus, verifyTelnyxSignature } from '../delivery/carriers/telnyx/webhook.js';
-import { parseTwilioStatus, verifyTwilioSignature } from '../delivery/carriers/twilio/webhook.js';
-import { parseVonageStatus, verifyVonageSignature } from '../delivery/carriers/vonage/webhook.js';
-import type { StatusReport } from '../delivery/provider.js';
+import type { CarrierAccount } from '../carrier-accounts/service.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
-import { createCarrierStatusReports } from '../verification/delivery-reports.js';
-import type { CarrierAccount } from './service.js';
+import { parseTelnyxStatus, verifyTelnyxSignature } from './carriers/telnyx/webhook.js';
+import { parseTwilioStatus, verifyTwilioSignature } from './carriers/twilio/webhook.js';
+import { parseVonageStatus, verifyVonageSignature } from './carriers/vonage/webhook.js';
+import type { StatusReport } from './provider.js';
+import { createCarrierStatusReports } from './reports.js';
 
 /** Status callbacks are small; this leaves room for a verbose carrier without inviting large uploads. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;

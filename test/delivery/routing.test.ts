@@ -4,7 +4,7 @@
 // checking it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { findJob } from '../../src/verification/delivery-jobs.js';
+import { findJob } from '../../src/delivery/jobs.js';
 import { startFakeTelnyx } from '../fakes/telnyx.js';
 import { startTwilioFake } from '../fakes/twilio.js';
 import { startFakeVonage } from '../fakes/vonage.js';
@@ -18,7 +18,7 @@ import {
   TEST_PUBLIC_URL,
   type TestApp,
 } from '../helpers/app.js';
-import { TELNYX, TWILIO, VONAGE, VONAGE_PUBLIC_KEY } from './fixtures.js';
+import { TELNYX, TWILIO, VONAGE, VONAGE_PUBLIC_KEY } from '../helpers/carrier-fixtures.js';
 
 const SENDER = '+61491570156';
 

@@ -6,7 +6,7 @@ import {
   CredentialsUnreadableError,
   decryptCredentials,
   encryptCredentials,
-} from '../../src/carriers/credentials.js';
+} from '../../src/carrier-accounts/credentials.js';
 import { deriveKey } from '../../src/secret.js';
 import { TEST_SECRET } from '../helpers/app.js';
 

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { signLikeTwilio, startTwilioFake } from '../fakes/twilio.js';
 import type { Verification } from '../helpers/api-types.js';
+import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { twilioWorkspaceWithCli } from '../helpers/carrier-workspace.js';
 import { cliSuiteEnv } from '../helpers/cli-setup.js';
 import { runCli, startServer } from '../helpers/process.js';
-import { TWILIO } from './fixtures.js';
 
 const { env } = cliSuiteEnv();
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { LATE_FAILURE_DELAY_MS } from '../../src/delivery/dev-provider.js';
 import type { Db } from '../../src/store/database.js';
-import { createTimeline, listEvents, type TimelineEvent } from '../../src/verification/events.js';
+import { createTimeline, listEvents, type TimelineEvent } from '../../src/timeline/timeline.js';
 import { expireIfDue } from '../../src/verification/repository.js';
 import type { Verification } from '../helpers/api-types.js';
 import {

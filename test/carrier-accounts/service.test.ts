@@ -2,11 +2,11 @@
 // and tied to numbers of the same workspace only.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CredentialsUnreadableError } from '../../src/carriers/credentials.js';
+import { CredentialsUnreadableError } from '../../src/carrier-accounts/credentials.js';
 import { AppError } from '../../src/errors.js';
 import { createServices } from '../../src/services.js';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/app.js';
-import { SMPP, TELNYX, TWILIO, VONAGE } from './fixtures.js';
+import { SMPP, TELNYX, TWILIO, VONAGE } from '../helpers/carrier-fixtures.js';
 
 async function rejects(promise: Promise<unknown>, code: string, field?: string): Promise<void> {
   await assert.rejects(promise, (err: unknown) => {

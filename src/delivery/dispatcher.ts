@@ -5,12 +5,12 @@
 // rejected, no longer wanted, or out of time; its row (and the sealed code in it) is then deleted.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { leaseMsFor } from '../delivery/backoff.js';
-import type { ProviderRouter } from '../delivery/provider.js';
 import { seal } from '../sealing.js';
 import type { Store } from '../store/database.js';
-import { createDeliveryAttempts } from './delivery-attempt.js';
-import * as jobs from './delivery-jobs.js';
+import { createDeliveryAttempts } from './attempt.js';
+import { leaseMsFor } from './backoff.js';
+import * as jobs from './jobs.js';
+import type { ProviderRouter } from './provider.js';
 
 /** Jobs one claim takes; a full batch is followed at once by another. */
 const CLAIM_BATCH = 20;

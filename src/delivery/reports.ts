@@ -1,10 +1,10 @@
 // Where providers report a delivery's failure after hand-over (a carrier's status callback, the development
 // provider's simulated failures). Duplicate and late reports are harmless: only a pending code changes status.
 import type { Clock } from '../clock.js';
-import type { DeliveryReportSink, StatusReport } from '../delivery/provider.js';
 import type { Db } from '../store/database.js';
-import { createTimeline } from './events.js';
-import { findByProviderId, recordDeliveryFailure } from './repository.js';
+import { createTimeline } from '../timeline/timeline.js';
+import type { DeliveryReportSink, StatusReport } from './provider.js';
+import { findByProviderId, recordDeliveryFailure } from './verification-delivery.js';
 
 /** Kept in error_message; the carrier's code and words are the part support reads. */
 const MAX_ERROR_MESSAGE = 300;

@@ -4,23 +4,24 @@
 // transient failure (the next attempt is scheduled with backoff, unless the code would expire first).
 import type { Clock } from '../clock.js';
 import { toTimestamp } from '../clock.js';
-import { retryDelayMs } from '../delivery/backoff.js';
+import { unseal } from '../sealing.js';
+import type { Db } from '../store/database.js';
+import type { VerificationsTable } from '../store/tables.js';
+import { createTimeline, type NewEvent } from '../timeline/timeline.js';
+import { type Channel, deliverySenders } from '../workspaces/channels.js';
+import { listSenders, type SenderRow } from '../workspaces/repository.js';
+import { retryDelayMs } from './backoff.js';
+import * as jobs from './jobs.js';
 import {
   type DeliveryProvider,
   type HandOver,
   type OutboundMessage,
   type ProviderRouter,
   TransientDeliveryError,
-} from '../delivery/provider.js';
-import { smsText } from '../delivery/sms-text.js';
-import { localeFor, voiceScript } from '../delivery/voice-script.js';
-import { unseal } from '../sealing.js';
-import type { Db } from '../store/database.js';
-import { type Channel, deliverySenders } from '../workspaces/channels.js';
-import { listSenders, type SenderRow } from '../workspaces/repository.js';
-import * as jobs from './delivery-jobs.js';
-import { createTimeline, type NewEvent } from './events.js';
-import * as repo from './repository.js';
+} from './provider.js';
+import { smsText } from './sms-text.js';
+import * as repo from './verification-delivery.js';
+import { localeFor, voiceScript } from './voice-script.js';
 
 export interface DeliveryAttemptDeps {
   db: Db;
@@ -38,7 +39,7 @@ type Attempt =
   | { kind: 'transient'; provider: string; message: string; retryAfterMs: number | undefined };
 
 /** The message for a verification and its code, as the carrier receives it. */
-function outboundMessage(row: repo.VerificationRow, from: string, code: string): OutboundMessage {
+function outboundMessage(row: VerificationsTable, from: string, code: string): OutboundMessage {
   const locale = localeFor(row.country ?? '');
   return {
     verificationId: row.id,

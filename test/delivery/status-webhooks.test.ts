@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createServices, type Services } from '../../src/services.js';
-import { listEvents } from '../../src/verification/events.js';
+import { listEvents } from '../../src/timeline/timeline.js';
 import { signTelnyxWebhook } from '../fakes/telnyx.js';
 import { signLikeTwilio } from '../fakes/twilio.js';
 import {

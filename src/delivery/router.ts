@@ -2,19 +2,16 @@
 // number through the development provider. Adapters are built per send from the stored account, so a change
 // of credentials applies to the next send (building one is cheap: no connection is kept; SMPP's sessions live
 // in the gateway, which replaces a session whose credentials changed).
-import type { SmppGateway } from '../delivery/carriers/smpp/gateway.js';
-import { createTelnyxAdapter } from '../delivery/carriers/telnyx/adapter.js';
-import { createTwilioAdapter } from '../delivery/carriers/twilio/adapter.js';
-import { createVonageAdapter } from '../delivery/carriers/vonage/adapter.js';
-import type { DeliveryProvider, HandOver, ProviderRouter } from '../delivery/provider.js';
-import type { NumberRow } from '../workspaces/repository.js';
-import { CredentialsUnreadableError } from './credentials.js';
-import type { CarrierAccount, CarrierService } from './service.js';
 
-/** Where the carrier posts status callbacks for one account (the webhook routes answer there). */
-export function statusCallbackUrl(publicUrl: string, account: { id: string; type: string }): string {
-  return `${publicUrl.replace(/\/+$/, '')}/webhooks/${account.type}/${account.id}`;
-}
+import { CredentialsUnreadableError } from '../carrier-accounts/credentials.js';
+import type { CarrierAccount, CarrierService } from '../carrier-accounts/service.js';
+import type { NumberRow } from '../workspaces/repository.js';
+import { statusCallbackUrl } from './callback-url.js';
+import type { SmppGateway } from './carriers/smpp/gateway.js';
+import { createTelnyxAdapter } from './carriers/telnyx/adapter.js';
+import { createTwilioAdapter } from './carriers/twilio/adapter.js';
+import { createVonageAdapter } from './carriers/vonage/adapter.js';
+import type { DeliveryProvider, HandOver, ProviderRouter } from './provider.js';
 
 /** A provider that takes nothing: the number's account cannot send, and every send says why. */
 function refusing(name: string, errorMessage: string): DeliveryProvider {

@@ -4,8 +4,8 @@
 // applied to the account's own workspace alone.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createProviderRouter } from '../../src/carriers/router.js';
-import { listEvents } from '../../src/verification/events.js';
+import { createProviderRouter } from '../../src/delivery/router.js';
+import { listEvents } from '../../src/timeline/timeline.js';
 import { listNumbers } from '../../src/workspaces/repository.js';
 import { type SmscHandle, startSmsc } from '../fakes/smsc-process.js';
 import type { Verification } from '../helpers/api-types.js';

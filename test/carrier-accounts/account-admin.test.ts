@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
 import { startTwilioFake } from '../fakes/twilio.js';
 import { client, createTestApp, type TestApp } from '../helpers/app.js';
-import { TELNYX, TWILIO, VONAGE } from './fixtures.js';
+import { TELNYX, TWILIO, VONAGE } from '../helpers/carrier-fixtures.js';
 
 async function rejects(promise: Promise<unknown>, code: string, pattern?: RegExp): Promise<AppError> {
   let caught: AppError | undefined;

@@ -1,0 +1,126 @@
+// SQL for the delivery state of a verification (provider, hand-over outcome, failures reported later): what
+// delivery writes on a verification's row. Functions take the database (or a transaction) first.
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { VerificationsTable } from '../store/tables.js';
+
+type VerificationRow = VerificationsTable;
+
+/** The verification a delivery job is for, within its workspace. */
+export function findVerification(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<VerificationRow | undefined> {
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+/** The verification a carrier's status callback names, within the workspace that owns the carrier account. */
+export function findByProviderId(
+  db: Db,
+  workspaceId: string,
+  providerId: string,
+): Promise<VerificationRow | undefined> {
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export interface DeliveryOutcome {
+  provider: string;
+  ok: boolean;
+  providerId: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** The number it was sent from (a fail-over may use another than the send chose). */
+  from: string;
+}
+
+/** Records the settled hand-over; a rejected one makes a still-pending verification undelivered. */
+export async function recordHandOver(
+  db: Db,
+  id: string,
+  outcome: DeliveryOutcome,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('verifications')
+    .set({
+      delivery_provider: outcome.provider,
+      delivery_ok: outcome.ok ? 1 : 0,
+      provider_id: outcome.providerId,
+      from_number: outcome.from,
+      error_code: outcome.errorCode,
+      error_message: outcome.errorMessage,
+      status: outcome.ok
+        ? sql<string>`status`
+        : sql<string>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * A hand-over that failed transiently and will be tried again: not handed over yet (delivery_ok stays unset),
+ * no failure code (nothing has definitively failed), and the words say what happened and what comes next.
+ */
+export async function recordRetryPending(
+  db: Db,
+  id: string,
+  progress: { provider: string; from: string; message: string },
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('verifications')
+    .set({
+      delivery_provider: progress.provider,
+      from_number: progress.from,
+      error_code: null,
+      error_message: progress.message,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * A delivery failure reported after hand-over: kept for diagnostics; a pending verification becomes undelivered.
+ * Returns the verification's workspace and status after the report; undefined when it no longer exists or
+ * already carries this very failure (a repeated report: of copies racing, exactly one changes the row).
+ */
+export function recordDeliveryFailure(
+  db: Db,
+  id: string,
+  failure: { errorCode: string; errorMessage: string },
+  now: number,
+): Promise<{ workspace_id: string; status: string } | undefined> {
+  return db
+    .updateTable('verifications')
+    .set({
+      error_code: failure.errorCode,
+      error_message: failure.errorMessage,
+      status: sql<string>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('error_code', 'is', null),
+        eb('error_code', '!=', failure.errorCode),
+        eb('error_message', 'is', null),
+        eb('error_message', '!=', failure.errorMessage),
+      ]),
+    )
+    .returning(['workspace_id', 'status'])
+    .executeTakeFirst();
+}
