@@ -1,4 +1,4 @@
-// Administering carrier accounts (src/carriers/service.ts): removing one (refused while numbers send through it),
+// Administering carrier accounts (src/carrier-accounts/service.ts): removing one (refused while numbers send through it),
 // rotating its credentials (validated like a new account's, used by the very next send) and moving a number
 // between accounts and the development provider; each scoped to the account's own workspace.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Carrier credentials at rest (src/carriers/credentials.ts): AES-256-GCM under the derived credentials key,
+// Carrier credentials at rest (src/carrier-accounts/credentials.ts): AES-256-GCM under the derived credentials key,
 // the account id bound in as additional data.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

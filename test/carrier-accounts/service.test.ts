@@ -1,4 +1,4 @@
-// Carrier accounts (src/carriers/service.ts): validated per carrier, stored encrypted, listed without secrets,
+// Carrier accounts (src/carrier-accounts/service.ts): validated per carrier, stored encrypted, listed without secrets,
 // and tied to numbers of the same workspace only.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -3,7 +3,7 @@
 // Reference" > Signed Webhooks / "Decoding signed webhooks"): Authorization: Bearer <JWT>, HS256 with the
 // account's signature secret, claims iat, jti, iss "Vonage", api_key, application_id and payload_hash, the
 // SHA-256 (hex) of the request body. Vonage notes that in the rare case of an internal error it may send an
-// unsigned callback and retries on a 5xx, so the route answers an unsigned callback 503 (src/carriers/webhooks.ts).
+// unsigned callback and retries on a 5xx, so the route answers an unsigned callback 503 (src/delivery/status-webhooks.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { StatusReport } from '../../provider.js';
 import { verifyHs256Jwt } from './jwt.js';
