@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kyse
 import pg from 'pg';
 import type { DatabaseOptions } from '../config.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
+import { cacheSqliteStatements, prepareNamedStatements } from './statement-cache.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -57,7 +58,9 @@ function openSqlite(path: string): Kysely<Database> {
   // The CLI and the server share the file: wait for the other's write instead of failing.
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new MigrationLockingSqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({
+    dialect: new MigrationLockingSqliteDialect({ database: cacheSqliteStatements(sqlite) }),
+  });
 }
 
 // PostgreSQL bigint (epoch milliseconds) arrives as a string by default; every value here fits a double.
@@ -83,6 +86,7 @@ function openPostgres(url: string, options: DatabaseOptions): Kysely<Database> {
   pool.on('error', () => {});
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    prepareNamedStatements(client);
   });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -1,0 +1,54 @@
+// Hot-path queries built and compiled once, then run many times with new values. Kysely builds an operation
+// tree and compiles it to SQL on every call; a query whose shape never changes needs that once per dialect.
+// The query is written as usual, naming its inputs through `p`; the first call compiles it with a placeholder
+// in each input's place and remembers which parameter slot takes which input.
+import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
+import type { Db } from './database.js';
+
+const PLACEHOLDER = '\u0000pv-input:';
+
+type Slot = { input: string } | { value: unknown };
+
+interface Plan {
+  compiled: CompiledQuery;
+  slots: Slot[];
+}
+
+/**
+ * `build(db, p)` must pass each input on as a value (`.where('id', '=', p.id)`, `.values({ id: p.id })`), never
+ * compute with it or branch on it: the shape is compiled once. Returns a runner taking the real inputs.
+ */
+export function prepared<P extends Record<string, unknown>, O>(
+  build: (db: Db, p: P) => Compilable<O>,
+): (db: Db, inputs: P) => Promise<QueryResult<O>> {
+  // One plan per dialect: a transaction shares its database's adapter, so it shares the plan too.
+  const plans = new WeakMap<object, Plan>();
+  const inputs = new Proxy({} as P, {
+    get: (_target, name) => `${PLACEHOLDER}${String(name)}`,
+  });
+
+  function planFor(db: Db): Plan {
+    const adapter = db.getExecutor().adapter;
+    let plan = plans.get(adapter);
+    if (!plan) {
+      const compiled = build(db, inputs).compile();
+      if (compiled.sql.includes(PLACEHOLDER))
+        throw new Error(`an input was written into the SQL: ${compiled.sql.replaceAll('\u0000', '')}`);
+      const slots = compiled.parameters.map(
+        (value): Slot =>
+          typeof value === 'string' && value.startsWith(PLACEHOLDER)
+            ? { input: value.slice(PLACEHOLDER.length) }
+            : { value },
+      );
+      plan = { compiled, slots };
+      plans.set(adapter, plan);
+    }
+    return plan;
+  }
+
+  return async (db, values) => {
+    const { compiled, slots } = planFor(db);
+    const parameters = slots.map((slot) => ('input' in slot ? values[slot.input] : slot.value));
+    return db.executeQuery<O>({ ...compiled, parameters } as CompiledQuery<O>);
+  };
+}

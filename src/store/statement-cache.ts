@@ -1,0 +1,73 @@
+// Statements prepared once per connection and reused, on both stores. Kysely hands its driver SQL text on every
+// call; without these, SQLite prepares (parses and plans) every statement again on every call and PostgreSQL
+// plans it again on every call. Neither changes what a statement does: same text, same parameters.
+import { createHash } from 'node:crypto';
+import type SQLite from 'better-sqlite3';
+import type pg from 'pg';
+
+/** Distinct statements kept per SQLite connection; the hot paths use a few dozen, the dashboard a few more. */
+const SQLITE_CACHE_SIZE = 500;
+
+/**
+ * better-sqlite3's prepare(), memoised by SQL text (least recently used first out). A prepared statement is
+ * safe to reuse here: calls are synchronous, so no two executions interleave on one statement.
+ */
+export function cacheSqliteStatements(database: SQLite.Database): SQLite.Database {
+  const prepare = database.prepare.bind(database);
+  const cache = new Map<string, SQLite.Statement>();
+  database.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (statement) {
+      // Re-inserted: Map order is the recency order.
+      cache.delete(source);
+    } else {
+      statement = prepare(source);
+      if (cache.size >= SQLITE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    }
+    cache.set(source, statement);
+    return statement;
+  }) as SQLite.Database['prepare'];
+  return database;
+}
+
+/** PostgreSQL: "cached plan must not change result type" (a migration changed a table under a prepared `*`). */
+const PLAN_INVALIDATED = '0A000';
+
+const names = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `pv_${createHash('sha1').update(text).digest('base64url')}`;
+    // Bounded: the statements of this service are a fixed set, but a caller's ad-hoc SQL must not grow it forever.
+    if (names.size >= 2000) names.clear();
+    names.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Turns every parameterised query of a pooled client into a named prepared statement (name: a hash of the
+ * text), which pg prepares once per connection and then only binds. A statement whose plan a schema change
+ * invalidated runs unnamed from then on, on that connection.
+ */
+export function prepareNamedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
+  const invalidated = new Set<string>();
+  const named = async (text: string, values: unknown[]): Promise<pg.QueryResult> => {
+    const name = statementName(text);
+    if (invalidated.has(name)) return query(text, values);
+    try {
+      return await query({ name, text, values });
+    } catch (err) {
+      if ((err as { code?: string }).code !== PLAN_INVALIDATED) throw err;
+      invalidated.add(name);
+      return query(text, values);
+    }
+  };
+  client.query = ((...args: unknown[]) => {
+    const [text, values] = args;
+    if (typeof text === 'string' && Array.isArray(values) && args.length === 2) return named(text, values);
+    return query(...args);
+  }) as typeof client.query;
+}
