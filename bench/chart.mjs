@@ -1,6 +1,9 @@
 // The chart of a run, as a self-contained SVG (no browser, no library): on the left, each scenario's
 // throughput as a share of the ceiling measured in the same run, one bar per store, with the SQLite target
 // marked; on the right, p50 (solid) and p99 (light) latency per scenario and store.
+// Run directly (`node bench/chart.mjs [results.json] [chart.svg]`), it redraws a chart from saved results.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 const SCENARIOS = ['ping', 'send', 'check-wrong', 'check-correct', 'mixed'];
 const COLORS = { sqlite: '#2f6db5', postgres: '#d9822b' };
@@ -130,7 +133,8 @@ export function renderChart(results) {
     .join('\n');
   const c = results.ceiling;
   const subtitle = `ceiling (bare Fastify, GET): ${Math.round(c.rps)} req/s, p99 ${c.latency.p99} ms · ${results.mode} run, ${results.options.duration_s} s a scenario, ${results.options.connections} connections · ${results.machine.cpus} cores, ${results.machine.pinned} · ${results.started_at.slice(0, 16).replace('T', ' ')} UTC`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif">
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" role="img" aria-labelledby="chart-title">
+<title id="chart-title">phone-verify benchmark: throughput as a share of the ceiling, and p50/p99 latency, per scenario and store</title>
 <style>
   .title { font-size: 15px; font-weight: 600; fill: #222; }
   .head { font-size: 18px; font-weight: 700; fill: #111; }
@@ -151,5 +155,11 @@ ${legend}
 <line x1="${80 + stores.length * 120}" x2="${110 + stores.length * 120}" y1="${H - 29}" y2="${H - 29}" class="target"/>
 <text x="${118 + stores.length * 120}" y="${H - 24}" class="tick">SQLite target (share of the ceiling)</text>
 </svg>
-`;
+`.replace(/(\d\.\d\d)\d+/g, '$1');
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  const from = process.argv[2] ?? resolve(import.meta.dirname, 'results.json');
+  const to = process.argv[3] ?? resolve(import.meta.dirname, 'chart.svg');
+  writeFileSync(to, renderChart(JSON.parse(readFileSync(from, 'utf8'))));
 }

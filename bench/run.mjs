@@ -411,8 +411,9 @@ function evaluateTargets(stores) {
         scenario: 'long run',
         target: `resident memory < 200 MB with ${rows.toLocaleString('en-US')} verifications`,
         value: `${rss} MB`,
-        met: rss < 200 && rows >= 1_000_000,
-        ...(rows < 1_000_000 ? { note: 'fewer than 1,000,000 rows: not the target size' } : {}),
+        // Below the target size the figure is shown, but the target is not judged.
+        met: rows >= 1_000_000 ? rss < 200 : null,
+        ...(rows < 1_000_000 ? { note: 'fewer than 1,000,000 rows: not judged' } : {}),
       });
     }
   }
@@ -514,7 +515,8 @@ function printSummary(results) {
   if (results.targets.length > 0) {
     out('\ntargets (the run never fails on a missed one):');
     for (const t of results.targets) {
-      out(`  ${t.met ? 'met    ' : 'NOT met'}  ${t.store} ${t.scenario}: ${t.target}: ${t.value}`);
+      const verdict = t.met === null ? 'n/a    ' : t.met ? 'met    ' : 'NOT met';
+      out(`  ${verdict}  ${t.store} ${t.scenario}: ${t.target}: ${t.value}${t.note ? ` (${t.note})` : ''}`);
     }
   } else if (results.mode === 'smoke') out('\nsmoke run: targets not evaluated');
 }
