@@ -5,6 +5,7 @@ import { listOutbox } from '../delivery/outbox.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
+import { WORKSPACE_COMMANDS } from './workspace-commands.js';
 
 /** The whole of standard input, less one trailing line break (what `echo` or a here-string adds). */
 async function readStdin(): Promise<string> {
@@ -49,6 +50,7 @@ export const COMMANDS: Record<string, Command> = {
     run: (s) => s.workspaces.listWorkspaces(),
     print: (r) => printTable(r as object[], ['id', 'name', 'created_at']),
   },
+  ...WORKSPACE_COMMANDS,
   'number add': {
     usage:
       'number add --workspace WS_ID --number PHONE [--type mobile|landline|local_rate|toll_free] [--carrier CARRIER_ID]',

@@ -1,0 +1,213 @@
+// The load generator: one scenario against one server, driven with autocannon, in a process of its own (pinned
+// to another core than the server's by bench/run.mjs). Usage: node bench/load.mjs CONFIG.json; prints one JSON
+// line, the scenario's figures. CONFIG: { scenario, url, key, duration, connections, overallRate?, pool?,
+// prefix?, databaseUrl? }. Scenarios:
+//   ceiling / ping   GET /v1/ping
+//   send             POST /v1/otp/send, SMS, each to a fresh number (prefix + a counter)
+//   check-wrong      POST /v1/otp/check with a wrong code, over a pool of pending verifications (at most
+//                    WRONG_PER_VERIFICATION per verification, so every check meets a pending code)
+//   check-correct    POST /v1/otp/check with the right code (read from the outbox), once per verification
+//   mixed            send to a fresh number, then check: the correct code of an earlier send of this flow
+//                    once its code is in the outbox, else a wrong code for the send just made; at a fixed
+//                    overall rate (overallRate requests a second, two requests per flow)
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+const WRONG_PER_VERIFICATION = 8;
+
+const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const auth = { authorization: `Bearer ${config.key}`, 'content-type': 'application/json' };
+
+/** Fresh numbers: prefix + a 6-digit counter, skipping the development provider's failure endings 0998/0999. */
+function numbers(prefix) {
+  let n = 0;
+  return () => {
+    while (n % 10_000 === 998 || n % 10_000 === 999) n++;
+    return `${prefix}${String(n++).padStart(6, '0')}`;
+  };
+}
+
+function sendBody(phone) {
+  return JSON.stringify({ phone, channel: 'sms', max_attempts: 10, ttl_seconds: 900 });
+}
+
+function wrong(code) {
+  const last = Number(code.at(-1));
+  return `${code.slice(0, -1)}${(last + 1) % 10}`;
+}
+
+function codeOf(body) {
+  return /(\d{4,8})\s*$/.exec(body)?.[1];
+}
+
+async function run() {
+  const base = { url: config.url, duration: config.duration, connections: config.connections ?? 10 };
+  const extra = {};
+  let cleanup = async () => {};
+  let options;
+  switch (config.scenario) {
+    case 'ceiling':
+    case 'ping':
+      options = { ...base, requests: [{ method: 'GET', path: '/v1/ping', headers: auth }] };
+      break;
+    case 'send': {
+      const next = numbers(config.prefix);
+      options = {
+        ...base,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/otp/send',
+            headers: auth,
+            setupRequest: (req) => ({ ...req, body: sendBody(next()) }),
+          },
+        ],
+      };
+      break;
+    }
+    case 'check-wrong':
+    case 'check-correct': {
+      const pool = JSON.parse(readFileSync(config.pool, 'utf8'));
+      const correct = config.scenario === 'check-correct';
+      const limit = pool.length * (correct ? 1 : WRONG_PER_VERIFICATION);
+      let i = 0;
+      // What the checks answered: every correct check should verify, no wrong one.
+      const counts = { verified: 0, not_verified: 0 };
+      options = {
+        ...base,
+        // Each verification takes its share of checks, then the run ends even before its duration.
+        maxOverallRequests: limit,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/otp/check',
+            headers: auth,
+            setupRequest: (req) => {
+              const entry = pool[Math.min(i, limit - 1) % pool.length];
+              i++;
+              return {
+                ...req,
+                body: JSON.stringify({
+                  verification_id: entry.id,
+                  code: correct ? entry.code : wrong(entry.code),
+                }),
+              };
+            },
+            onResponse: (status, body) => {
+              if (status !== 200) return;
+              if (JSON.parse(body).verified === true) counts.verified++;
+              else counts.not_verified++;
+            },
+          },
+        ],
+      };
+      extra.pool = pool.length;
+      extra.counts = counts;
+      break;
+    }
+    case 'mixed': {
+      const { openStore } = await import('../dist/store/database.js');
+      const store = await openStore(config.databaseUrl);
+      const next = numbers(config.prefix);
+      const awaiting = new Set();
+      const ready = [];
+      const counts = { correct: 0, wrong: 0, no_send: 0 };
+      let polling = false;
+      const poll = setInterval(async () => {
+        if (polling || awaiting.size === 0) return;
+        polling = true;
+        try {
+          const ids = [...awaiting].slice(0, 500);
+          const rows = await store.db
+            .selectFrom('outbox_messages')
+            .select(['verification_id', 'body'])
+            .where('verification_id', 'in', ids)
+            .execute();
+          for (const row of rows) {
+            awaiting.delete(row.verification_id);
+            const code = codeOf(row.body);
+            if (code) ready.push({ id: row.verification_id, code });
+          }
+        } finally {
+          polling = false;
+        }
+      }, 50);
+      cleanup = async () => {
+        clearInterval(poll);
+        await store.close();
+      };
+      options = {
+        ...base,
+        overallRate: config.overallRate,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/otp/send',
+            headers: auth,
+            setupRequest: (req) => ({ ...req, body: sendBody(next()) }),
+            onResponse: (status, body, context) => {
+              context.sent = undefined;
+              if (status !== 201) return;
+              const id = JSON.parse(body).id;
+              context.sent = id;
+              awaiting.add(id);
+            },
+          },
+          {
+            method: 'POST',
+            path: '/v1/otp/check',
+            headers: auth,
+            setupRequest: (req, context) => {
+              const earlier = ready.shift();
+              let check;
+              if (earlier) {
+                counts.correct++;
+                check = { verification_id: earlier.id, code: earlier.code };
+              } else if (context.sent) {
+                counts.wrong++;
+                check = { verification_id: context.sent, code: '000000' };
+              } else {
+                counts.no_send++;
+                check = { verification_id: 'ver_none', code: '000000' };
+              }
+              return { ...req, body: JSON.stringify(check) };
+            },
+          },
+        ],
+      };
+      extra.counts = counts;
+      break;
+    }
+    default:
+      throw new Error(`unknown scenario ${config.scenario}`);
+  }
+  const result = await autocannon(options);
+  await cleanup();
+  const total = result.requests.total;
+  return {
+    scenario: config.scenario,
+    requests: total,
+    seconds: result.duration,
+    rps: total / result.duration,
+    latency: {
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.average,
+    },
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    status_codes: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]),
+    ),
+    ...(config.overallRate ? { target_rate: config.overallRate } : {}),
+    ...extra,
+  };
+}
+
+if (process.argv[2]) {
+  const out = await run();
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+  process.exit(0);
+}

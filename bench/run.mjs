@@ -1,0 +1,541 @@
+// `npm run bench`: one command, one run, on this machine (docs/benchmarks.md). Starts the bare Fastify ceiling,
+// then the service on SQLite, then on PostgreSQL when it is reachable, each as its own process pinned to core 0
+// (where taskset exists), and drives each from bench/load.mjs (autocannon) pinned to core 1. Writes
+// bench/results.json and bench/chart.svg (or into --out DIR).
+//
+//   npm run bench                       every scenario, 10 s each, both stores
+//   npm run bench -- --smoke            a few seconds each, no targets (what test/bench/smoke.test.ts runs)
+//   npm run bench -- --long [--rows N]  pre-fills N verifications (1,000,000) first, then a long run that
+//                                       watches resident memory and times the dashboard at that size
+// Other options: --duration S, --connections N, --stores sqlite,postgres, --out DIR, --no-build.
+// BENCH_PG_URL names the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres).
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs, promisify } from 'node:util';
+import pg from 'pg';
+import { renderChart } from './chart.mjs';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'phone-verify.js');
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SCENARIOS = ['ping', 'send', 'check-wrong', 'check-correct', 'mixed'];
+const WORKSPACE_NUMBER = '+61491570156';
+const run = promisify(execFile);
+
+const { values: opts } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    long: { type: 'boolean', default: false },
+    rows: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    stores: { type: 'string', default: 'sqlite,postgres' },
+    out: { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+const mode = opts.smoke ? 'smoke' : opts.long ? 'long' : 'standard';
+const duration = Number(opts.duration ?? (opts.smoke ? 2 : opts.long ? 60 : 10));
+const connections = Number(opts.connections);
+const rows = opts.long ? Number(opts.rows ?? 1_000_000) : 0;
+const wantedStores = opts.stores.split(',').map((s) => s.trim());
+const outDir = resolve(opts.out ?? join(ROOT, 'bench'));
+for (const [name, value] of [
+  ['--duration', duration],
+  ['--connections', connections],
+]) {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+}
+if (opts.long && (!Number.isSafeInteger(rows) || rows < 1)) throw new Error('--rows must be a whole number');
+
+const scratch = mkdtempSync(join(tmpdir(), 'pv-bench-'));
+const children = new Set();
+const log = (line) => process.stderr.write(`${line}\n`);
+
+// ---- pinning, processes, sampling -------------------------------------------------------------------------
+
+const PINNED =
+  availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).status === 0;
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** The command line for `args` pinned to `core` where taskset exists (taskset execs: the pid stays the same). */
+function pinned(core, args) {
+  return PINNED ? ['taskset', ['-c', String(core), ...args]] : [args[0], args.slice(1)];
+}
+
+/** Starts a server process that prints one JSON line { url } on stdout once listening. */
+async function startServer(name, args, env = {}) {
+  const [cmd, argv] = pinned(0, [process.execPath, ...args]);
+  const child = spawn(cmd, argv, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  const lines = createInterface({ input: child.stdout });
+  const first = await Promise.race([
+    once(lines, 'line').then(([line]) => String(line)),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`${name} exited with ${code}: ${stderr}`);
+    }),
+  ]);
+  lines.on('line', () => {}); // keep draining stdout
+  return {
+    url: JSON.parse(first).url,
+    pid: child.pid,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+      children.delete(child);
+    },
+  };
+}
+
+function readProc(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    return { ticks, rssMb: rssKb / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples a process's CPU time and resident memory every 200 ms until stopped. */
+function sampler(pid) {
+  const first = readProc(pid);
+  const t0 = performance.now();
+  let rssMax = first?.rssMb ?? 0;
+  let last = first;
+  const timer = setInterval(() => {
+    const s = readProc(pid);
+    if (!s) return;
+    last = s;
+    rssMax = Math.max(rssMax, s.rssMb);
+  }, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      const end = readProc(pid) ?? last;
+      if (!first || !end) return { cpu_percent: null, rss_mb: null, rss_max_mb: null };
+      rssMax = Math.max(rssMax, end.rssMb);
+      const seconds = (performance.now() - t0) / 1000;
+      return {
+        cpu_percent: round((100 * (end.ticks - first.ticks)) / CLK_TCK / seconds, 1),
+        rss_mb: round(end.rssMb, 1),
+        rss_max_mb: round(rssMax, 1),
+      };
+    },
+  };
+}
+
+const round = (x, digits = 2) => (x === null || x === undefined ? x : Number(x.toFixed(digits)));
+
+/** One scenario through bench/load.mjs (its own pinned process), with the server's CPU and memory sampled. */
+async function drive(server, config) {
+  const file = join(scratch, `load-${config.scenario}-${Date.now()}.json`);
+  writeFileSync(file, JSON.stringify({ duration, connections, ...config, url: server.url }));
+  const [cmd, argv] = pinned(1, [process.execPath, join(ROOT, 'bench', 'load.mjs'), file]);
+  const sample = sampler(server.pid);
+  const { stdout } = await run(cmd, argv, { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const result = JSON.parse(stdout.trim().split('\n').at(-1));
+  return { ...result, rps: round(result.rps, 1), seconds: round(result.seconds, 2), server: sample.stop() };
+}
+
+// ---- the service: set-up through its own CLI ---------------------------------------------------------------
+
+async function cli(env, args) {
+  const { stdout } = await run(process.execPath, [BIN, ...args, '--json'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
+  return JSON.parse(stdout);
+}
+
+/** A workspace with a mobile number, an otp key, and a request limit the run cannot reach. */
+async function setUp(env) {
+  const ws = await cli(env, ['workspace', 'create', '--name', 'Bench']);
+  const [, key, limits] = await Promise.all([
+    cli(env, ['number', 'add', '--workspace', ws.id, '--number', WORKSPACE_NUMBER]),
+    cli(env, ['key', 'create', '--workspace', ws.id, '--name', 'bench']),
+    // The limit that would throttle the run, raised the way an operator does.
+    cli(env, ['workspace', 'limits', '--workspace', ws.id, '--requests-per-minute', '1000000']),
+  ]);
+  return { workspaceId: ws.id, key: key.key, limits };
+}
+
+/** The codes of the verifications sent to `prefix`…, read from the development provider's outbox. */
+async function poolOf(databaseUrl, prefix) {
+  const { openStore } = await import('../dist/store/database.js');
+  const store = await openStore(databaseUrl);
+  try {
+    const found = await store.db
+      .selectFrom('outbox_messages')
+      .select(['verification_id', 'body'])
+      .where('to_number', 'like', `${prefix}%`)
+      .execute();
+    return found
+      .map((r) => ({ id: r.verification_id, code: /(\d{4,8})\s*$/.exec(r.body)?.[1] }))
+      .filter((r) => r.code !== undefined);
+  } finally {
+    await store.close();
+  }
+}
+
+async function postgresReachable() {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch (err) {
+    return err instanceof Error ? err.message || String(err) : String(err);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function adminQuery(text) {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+function withDatabase(adminUrl, name) {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Signs in to the dashboard as `email` (GET the form for its CSRF token, POST it): the cookie header. */
+async function signIn(url, email, password) {
+  const form = await fetch(`${url}/dashboard/signin`);
+  const cookies = form.headers.getSetCookie().map((c) => c.split(';')[0]);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+  const res = await fetch(`${url}/dashboard/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.join('; ') },
+    body: new URLSearchParams({ email, password, _csrf: csrf ?? '' }).toString(),
+  });
+  const session = res.headers.getSetCookie().map((c) => c.split(';')[0]);
+  if (res.status !== 302 || session.length === 0) throw new Error(`dashboard sign-in failed: ${res.status}`);
+  return [...cookies, ...session].join('; ');
+}
+
+/** The dashboard at this size: overview (day, week) and the log's phone search, timed while ping runs. */
+async function timeDashboard(server, env, workspaceId, key) {
+  const email = 'bench@example.com';
+  const password = randomBytes(18).toString('base64url');
+  await run(process.execPath, [BIN, 'account', 'create', '--email', email, '--password', password], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
+  await cli(env, ['account', 'add', '--email', email, '--workspace', workspaceId]);
+  const cookie = await signIn(server.url, email, password);
+  const pages = {
+    overview_day: '/dashboard?period=day',
+    overview_week: '/dashboard?period=week',
+    log_phone_search_exact: '/dashboard/verifications?phone=%2B61430123456',
+    log_phone_search_partial: '/dashboard/verifications?phone=0430%20123',
+  };
+  const timings = {};
+  const ping = drive(server, { scenario: 'ping', key, duration: Math.max(10, Math.min(duration, 30)) });
+  await new Promise((r) => setTimeout(r, 1000));
+  for (let round = 0; round < 3; round++) {
+    for (const [name, path] of Object.entries(pages)) {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}${path}`, { headers: { cookie } });
+      await res.text();
+      const ms = performance.now() - t0;
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+      timings[name] = [...(timings[name] ?? []), round2(ms)];
+    }
+  }
+  const pingResult = await ping;
+  return {
+    pages: Object.fromEntries(
+      Object.entries(timings).map(([name, ms]) => [name, { ms, max_ms: Math.max(...ms) }]),
+    ),
+    ping_during: {
+      rps: pingResult.rps,
+      latency: pingResult.latency,
+      non2xx: pingResult.non2xx,
+      errors: pingResult.errors,
+    },
+  };
+}
+
+const round2 = (x) => Math.round(x * 10) / 10;
+
+/** Every scenario against one store: fresh database, set-up by the CLI, the service as its own process. */
+async function benchStore(store) {
+  const dir = join(scratch, store);
+  mkdirSync(dir);
+  let databaseUrl = `sqlite:${join(dir, 'phone-verify.db')}`;
+  let dropDatabase = async () => {};
+  if (store === 'postgres') {
+    const name = `pv_bench_${process.pid}`;
+    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await adminQuery(`CREATE DATABASE "${name}"`);
+    databaseUrl = withDatabase(PG_ADMIN_URL, name);
+    dropDatabase = () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+  const env = {
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dir,
+    PHONE_VERIFY_SECRET: randomBytes(32).toString('hex'),
+  };
+  try {
+    const { workspaceId, key, limits } = await setUp(env);
+    let prefill;
+    if (rows > 0) {
+      log(`${store}: pre-filling ${rows.toLocaleString('en-US')} verifications…`);
+      const { stdout } = await run(
+        process.execPath,
+        [join(ROOT, 'bench', 'prefill.mjs'), databaseUrl, workspaceId, String(rows), WORKSPACE_NUMBER],
+        { cwd: ROOT, maxBuffer: 1024 * 1024 },
+      );
+      prefill = JSON.parse(stdout.trim());
+      log(`${store}: pre-filled in ${prefill.seconds} s`);
+    }
+    const server = await startServer(`${store} service`, [BIN, 'serve', '--json'], {
+      ...env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    });
+    const whole = sampler(server.pid);
+    const scenarios = {};
+    try {
+      const say = (name, r) =>
+        log(
+          `${store} ${name.padEnd(13)} ${String(r.rps).padStart(8)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}`,
+        );
+      scenarios.ping = await drive(server, { scenario: 'ping', key });
+      say('ping', scenarios.ping);
+      scenarios.send = await drive(server, { scenario: 'send', key, prefix: '+61412' });
+      say('send', scenarios.send);
+      const pool = await poolOf(databaseUrl, '+61412');
+      const poolFile = join(scratch, `${store}-pool.json`);
+      writeFileSync(poolFile, JSON.stringify(pool));
+      scenarios['check-wrong'] = await drive(server, { scenario: 'check-wrong', key, pool: poolFile });
+      say('check-wrong', scenarios['check-wrong']);
+      scenarios['check-correct'] = await drive(server, { scenario: 'check-correct', key, pool: poolFile });
+      say('check-correct', scenarios['check-correct']);
+      // Two requests per flow: flows arrive at half the send peak.
+      const rate = Math.max(2, Math.round(scenarios.send.rps));
+      scenarios.mixed = await drive(server, {
+        scenario: 'mixed',
+        key,
+        prefix: '+61414',
+        overallRate: rate,
+        databaseUrl,
+      });
+      say('mixed', scenarios.mixed);
+      const dashboard = rows > 0 ? await timeDashboard(server, env, workspaceId, key) : undefined;
+      return { database: store, limits, prefill, scenarios, dashboard, server_whole_run: whole.stop() };
+    } finally {
+      whole.stop();
+      await server.stop();
+    }
+  } finally {
+    await dropDatabase().catch((e) => log(`could not drop the bench database: ${e.message}`));
+  }
+}
+
+// ---- targets -------------------------------------------------------------------------------------------------
+
+const RATIO_TARGETS = { ping: 0.25, 'check-wrong': 0.1, 'check-correct': 0.1, send: 0.05 };
+
+function evaluateTargets(stores) {
+  const targets = [];
+  const sqlite = stores.sqlite?.scenarios;
+  if (sqlite) {
+    for (const [scenario, min] of Object.entries(RATIO_TARGETS)) {
+      const value = sqlite[scenario].ratio;
+      targets.push({
+        store: 'sqlite',
+        scenario,
+        target: `throughput >= ${min * 100}% of the ceiling`,
+        value: `${round(value * 100, 1)}%`,
+        met: value >= min,
+      });
+    }
+    const mixed = sqlite.mixed;
+    targets.push({
+      store: 'sqlite',
+      scenario: 'mixed',
+      target: 'p99 < 20 ms at half the send peak (flows/s)',
+      value: `p99 ${mixed.latency.p99} ms at ${mixed.rps} req/s of ${mixed.target_rate}`,
+      met: mixed.latency.p99 < 20 && mixed.rps >= 0.9 * mixed.target_rate,
+    });
+  }
+  const postgres = stores.postgres?.scenarios;
+  if (sqlite && postgres) {
+    for (const scenario of SCENARIOS) {
+      const share = postgres[scenario].rps / sqlite[scenario].rps;
+      targets.push({
+        store: 'postgres',
+        scenario,
+        target: '>= 40% of the SQLite figure',
+        value: `${round(share * 100, 1)}%`,
+        met: share >= 0.4,
+      });
+    }
+  }
+  if (rows > 0) {
+    for (const [store, result] of Object.entries(stores)) {
+      if (!result.server_whole_run) continue;
+      const rss = result.server_whole_run.rss_max_mb;
+      targets.push({
+        store,
+        scenario: 'long run',
+        target: `resident memory < 200 MB with ${rows.toLocaleString('en-US')} verifications`,
+        value: `${rss} MB`,
+        // Below the target size the figure is shown, but the target is not judged.
+        met: rows >= 1_000_000 ? rss < 200 : null,
+        ...(rows < 1_000_000 ? { note: 'fewer than 1,000,000 rows: not judged' } : {}),
+      });
+    }
+  }
+  return targets;
+}
+
+// ---- the run -------------------------------------------------------------------------------------------------
+
+async function main() {
+  if (!opts['no-build']) {
+    log('building (tsc -p tsconfig.build.json)…');
+    const built = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: ROOT, stdio: 'inherit' },
+    );
+    if (built.status !== 0) throw new Error('the build failed');
+  }
+  const startedAt = new Date().toISOString();
+  log(
+    `mode ${mode}: ${duration} s a scenario, ${connections} connections; ${PINNED ? 'servers on core 0, load on core 1' : 'not pinned (no taskset or one core)'}`,
+  );
+
+  const ceilingServer = await startServer('ceiling', [join(ROOT, 'bench', 'ceiling.mjs')]);
+  let ceiling;
+  try {
+    ceiling = await drive(ceilingServer, { scenario: 'ceiling', key: 'none' });
+  } finally {
+    await ceilingServer.stop();
+  }
+  log(
+    `ceiling       ${String(ceiling.rps).padStart(8)} req/s  p50 ${ceiling.latency.p50} ms  p99 ${ceiling.latency.p99} ms`,
+  );
+
+  const stores = {};
+  for (const store of ['sqlite', 'postgres'].filter((s) => wantedStores.includes(s))) {
+    if (store === 'postgres') {
+      const reachable = await postgresReachable();
+      if (reachable !== true) {
+        log(`SKIPPING PostgreSQL: ${PG_ADMIN_URL} is unreachable (${reachable})`);
+        stores.postgres = { skipped: `unreachable: ${reachable}` };
+        continue;
+      }
+    }
+    const result = await benchStore(store);
+    for (const s of Object.values(result.scenarios)) s.ratio = round(s.rps / ceiling.rps, 4);
+    stores[store] = result;
+  }
+
+  const targets = mode === 'smoke' ? [] : evaluateTargets(stores);
+  const results = {
+    mode,
+    started_at: startedAt,
+    finished_at: new Date().toISOString(),
+    machine: {
+      cpus: availableParallelism(),
+      cpu_model: cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      pinned: PINNED ? 'servers taskset -c 0, load generator taskset -c 1' : 'not pinned',
+    },
+    options: { duration_s: duration, connections, rows },
+    ceiling,
+    stores,
+    targets,
+  };
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(outDir, 'chart.svg'), renderChart(results));
+  printSummary(results);
+  log(`\nwrote ${relative(process.cwd(), join(outDir, 'results.json'))} and chart.svg`);
+}
+
+function printSummary(results) {
+  const out = (line) => process.stdout.write(`${line}\n`);
+  out('');
+  out(
+    `${'store'.padEnd(9)}${'scenario'.padEnd(15)}${'req/s'.padStart(9)}${'ratio'.padStart(8)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'max'.padStart(7)}${'non2xx'.padStart(8)}${'errors'.padStart(8)}${'cpu%'.padStart(7)}${'rss MB'.padStart(8)}`,
+  );
+  const row = (store, name, r) =>
+    out(
+      `${store.padEnd(9)}${name.padEnd(15)}${String(r.rps).padStart(9)}${(r.ratio === undefined ? '1' : `${round(r.ratio * 100, 1)}%`).padStart(8)}${String(r.latency.p50).padStart(7)}${String(r.latency.p99).padStart(7)}${String(r.latency.max).padStart(7)}${String(r.non2xx).padStart(8)}${String(r.errors + r.timeouts).padStart(8)}${String(r.server.cpu_percent).padStart(7)}${String(r.server.rss_max_mb).padStart(8)}`,
+    );
+  row('bare', 'ceiling', results.ceiling);
+  for (const [store, result] of Object.entries(results.stores)) {
+    if (result.skipped) {
+      out(`${store.padEnd(9)}skipped: ${result.skipped}`);
+      continue;
+    }
+    for (const [name, r] of Object.entries(result.scenarios)) row(store, name, r);
+    if (result.dashboard) {
+      for (const [name, page] of Object.entries(result.dashboard.pages)) {
+        out(`${store.padEnd(9)}${name.padEnd(26)} ${page.ms.join(' / ')} ms`);
+      }
+      out(`${store.padEnd(9)}ping meanwhile: max ${result.dashboard.ping_during.latency.max} ms`);
+    }
+    out(`${store.padEnd(9)}server RSS over the whole run: max ${result.server_whole_run.rss_max_mb} MB`);
+  }
+  if (results.targets.length > 0) {
+    out('\ntargets (the run never fails on a missed one):');
+    for (const t of results.targets) {
+      const verdict = t.met === null ? 'n/a    ' : t.met ? 'met    ' : 'NOT met';
+      out(`  ${verdict}  ${t.store} ${t.scenario}: ${t.target}: ${t.value}${t.note ? ` (${t.note})` : ''}`);
+    }
+  } else if (results.mode === 'smoke') out('\nsmoke run: targets not evaluated');
+}
+
+let exitCode = 0;
+const stopAll = () => {
+  for (const child of children) child.kill('SIGTERM');
+};
+process.once('SIGINT', () => {
+  stopAll();
+  process.exit(130);
+});
+try {
+  await main();
+} catch (err) {
+  log(`bench failed: ${err instanceof Error ? err.stack : String(err)}`);
+  exitCode = 1;
+} finally {
+  stopAll();
+  rmSync(scratch, { recursive: true, force: true });
+}
+process.exit(exitCode);

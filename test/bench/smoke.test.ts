@@ -1,0 +1,63 @@
+// The benchmark's smoke mode (`npm run bench -- --smoke`): a short run of every scenario against this suite's
+// store, through the real built service and the real load generator. It checks that every scenario produced
+// figures and that the run wrote its results and chart; it holds the figures to no threshold (that is
+// `npm run bench`, which is never part of the tests).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { PG_ADMIN_URL, TEST_STORE } from '../helpers/database.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SCENARIOS = ['ping', 'send', 'check-wrong', 'check-correct', 'mixed'];
+
+interface ScenarioResult {
+  requests: number;
+  rps: number;
+  ratio: number;
+  latency: { p50: number; p99: number; max: number };
+  status_codes: Record<string, number>;
+  server: { cpu_percent: number | null; rss_max_mb: number | null };
+  counts?: Record<string, number>;
+}
+
+describe(`bench --smoke (${TEST_STORE})`, { timeout: 120_000 }, () => {
+  const out = mkdtempSync(join(tmpdir(), 'pv-bench-smoke-'));
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  test('every scenario produces figures; results.json and chart.svg are written', () => {
+    const run = spawnSync(
+      process.execPath,
+      ['bench/run.mjs', '--smoke', '--duration', '1', '--no-build', '--stores', TEST_STORE, '--out', out],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, BENCH_PG_URL: PG_ADMIN_URL }, timeout: 110_000 },
+    );
+    assert.equal(run.status, 0, `bench failed:\n${run.stderr}`);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    assert.equal(results.mode, 'smoke');
+    assert.deepEqual(results.targets, []);
+    assert.ok(results.ceiling.rps > 0);
+    const store = results.stores[TEST_STORE];
+    assert.ok(store && !store.skipped, `no ${TEST_STORE} results: ${JSON.stringify(store)}`);
+    assert.deepEqual(Object.keys(store.scenarios).sort(), [...SCENARIOS].sort());
+    for (const name of SCENARIOS) {
+      const r = store.scenarios[name] as ScenarioResult;
+      assert.ok(r.requests > 0 && r.rps > 0, `${name}: no requests`);
+      assert.ok(r.ratio > 0, `${name}: no ratio to the ceiling`);
+      for (const p of ['p50', 'p99', 'max'] as const) assert.equal(typeof r.latency[p], 'number');
+      // A 4xx would be the benchmark's own mistake (a limit it did not raise, a wrong request).
+      const clientErrors = Object.keys(r.status_codes).filter((c) => c.startsWith('4'));
+      assert.deepEqual(clientErrors, [], `${name}: ${JSON.stringify(r.status_codes)}`);
+      assert.ok((r.server.rss_max_mb ?? 0) > 0, `${name}: no server memory sampled`);
+    }
+    // The checks do what they say: correct codes verify, wrong ones do not.
+    assert.equal(store.scenarios['check-correct'].counts.not_verified, 0);
+    assert.equal(store.scenarios['check-wrong'].counts.verified, 0);
+    assert.equal(store.limits.request_limit_per_minute, 1_000_000);
+    assert.match(
+      readFileSync(join(out, 'chart.svg'), 'utf8'),
+      /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/,
+    );
+  });
+});

@@ -1,0 +1,119 @@
+// Operator interface, CLI command `workspace limits`: shows a workspace's limits and sets the ones given, through
+// the real built CLI on a fresh database (SQLite or PostgreSQL, per TEST_STORE). Bad input is a usage error (2).
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { WORKSPACE_COMMANDS } from '../../src/cli/workspace-commands.js';
+import type { Services } from '../../src/services.js';
+import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf } from '../helpers/cli-setup.js';
+import { runCli } from '../helpers/process.js';
+
+const DEFAULTS = { send_limit: 5, send_window_seconds: 600, request_limit_per_minute: 6000 };
+
+describe('CLI: workspace limits', () => {
+  const { env } = cliSuiteEnv();
+  let ws = '';
+
+  before(() => {
+    ws = createWorkspace(env);
+  });
+
+  const limits = (...args: string[]) => runCli(['workspace', 'limits', '--workspace', ws, ...args], env);
+
+  test('--json without a limit shows the defaults as exactly one JSON value', () => {
+    const shown = jsonOf<Record<string, unknown>>(limits('--json'));
+    assert.deepEqual(shown, { workspace_id: ws, ...DEFAULTS });
+  });
+
+  test('sets the limits given, keeps the others, and the change is stored', () => {
+    const set = jsonOf<Record<string, unknown>>(limits('--requests-per-minute', '1000000', '--json'));
+    assert.deepEqual(set, { workspace_id: ws, ...DEFAULTS, request_limit_per_minute: 1_000_000 });
+    const both = jsonOf<Record<string, unknown>>(
+      limits('--sends-per-number', '20', '--send-window-seconds', '60', '--json'),
+    );
+    assert.deepEqual(both, {
+      workspace_id: ws,
+      send_limit: 20,
+      send_window_seconds: 60,
+      request_limit_per_minute: 1_000_000,
+    });
+    assert.deepEqual(jsonOf(limits('--json')), both);
+  });
+
+  test('without --json prints human-readable lines, not JSON', () => {
+    const result = limits();
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^request_limit_per_minute\s+\d+$/m);
+    assert.match(result.stdout, new RegExp(`^workspace_id\\s+${ws}$`, 'm'));
+    assert.throws(() => JSON.parse(result.stdout));
+  });
+
+  test('bad types are usage errors (exit 2) naming the option, and change nothing', () => {
+    const before = jsonOf(limits('--json'));
+    for (const [option, value] of [
+      ['--requests-per-minute', 'lots'],
+      ['--requests-per-minute', '12.5'],
+      ['--requests-per-minute', '-100'],
+      ['--sends-per-number', '1e3'],
+      ['--sends-per-number', ''],
+      ['--send-window-seconds', ' 60'],
+      ['--send-window-seconds', '0x40'],
+    ] as const) {
+      const result = limits(`${option}=${value}`, '--json');
+      assertCleanFailure(result, new RegExp(`${option}`));
+      assert.equal(result.status, 2, `${option}=${value}`);
+    }
+    assert.deepEqual(jsonOf(limits('--json')), before);
+  });
+
+  test('values outside the range, huge ones included, are usage errors (exit 2)', () => {
+    for (const [option, value] of [
+      ['--requests-per-minute', '9'],
+      ['--requests-per-minute', '1000001'],
+      ['--requests-per-minute', '99999999999999999999999999999'],
+      ['--sends-per-number', '0'],
+      ['--sends-per-number', '101'],
+      ['--send-window-seconds', '59'],
+      ['--send-window-seconds', '86401'],
+    ] as const) {
+      const result = limits(option, value, '--json');
+      assertCleanFailure(result, /from \d+ to \d+/);
+      assert.equal(result.status, 2, `${option} ${value}`);
+    }
+  });
+
+  test('an unknown workspace fails (exit 1) with one line; an unknown or missing option is a usage error', () => {
+    const unknown = runCli(['workspace', 'limits', '--workspace', 'ws_nope', '--json'], env);
+    assertCleanFailure(unknown, /No workspace ws_nope/);
+    assert.equal(unknown.status, 1);
+    const setUnknown = runCli(
+      ['workspace', 'limits', '--workspace', 'ws_nope', '--requests-per-minute', '100', '--json'],
+      env,
+    );
+    assertCleanFailure(setUnknown, /No workspace ws_nope/);
+    const missing = runCli(['workspace', 'limits', '--json'], env);
+    assertCleanFailure(missing, /--workspace is required/);
+    assert.equal(missing.status, 2);
+    const bogus = limits('--burst', '5', '--json');
+    assertCleanFailure(bogus, /burst/);
+    assert.equal(bogus.status, 2);
+  });
+
+  test('NUL bytes (which no process argument can carry) are refused before any query sees them', async () => {
+    // The command's own checks, called in-process: argv cannot hold a NUL, but nothing else stops one.
+    const command = WORKSPACE_COMMANDS['workspace limits'];
+    assert.ok(command);
+    const services = {
+      workspaces: {
+        getSettings: () => assert.fail('no query may run'),
+        setLimits: () => assert.fail('no query may run'),
+      },
+    } as unknown as Services;
+    await assert.rejects(command.run(services, { workspace: `${ws}\u0000` }, []), /control characters/);
+    await assert.rejects(
+      command.run(services, { workspace: ws, 'requests-per-minute': '100\u0000' }, []),
+      /--requests-per-minute must be a whole number/,
+    );
+    // Through the real CLI, a NUL cannot even reach the process.
+    assert.throws(() => runCli(['workspace', 'limits', '--workspace', `${ws}\u0000`], env), /null bytes/);
+  });
+});
