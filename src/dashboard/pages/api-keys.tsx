@@ -10,8 +10,8 @@ import type { Services } from '../../services.js';
 import { ConfirmedAction } from '../components.js';
 import { type FormBody, field, fields, formError } from '../forms.js';
 import { BASE, Csrf, Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { type Page, renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
 
 const PATH = `${BASE}/settings/security/api-keys`;

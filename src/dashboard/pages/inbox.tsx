@@ -6,8 +6,8 @@ import type { Child, FC } from 'hono/jsx';
 import { listOutbox, type OutboxMessageView } from '../../delivery/outbox.js';
 import type { Services } from '../../services.js';
 import { BASE, Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 
 const SHOWN = 50;
 const REFRESH_MS = 3000;

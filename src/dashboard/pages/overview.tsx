@@ -7,8 +7,8 @@ import { type Counts, loadOverview, type OverviewStats } from '../../stats/overv
 import { HOUR_MS, type PeriodName, parsePeriodName, periodEndingAt } from '../../stats/period.js';
 import { type BarDatum, CategoryBarChart, type Series, TimeBarChart } from '../charts.js';
 import { BASE, Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 
 const PERIOD_LABELS: Record<PeriodName, string> = { day: 'Last 24 hours', week: 'Last 7 days' };
 

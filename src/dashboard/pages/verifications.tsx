@@ -6,8 +6,8 @@ import type { Services } from '../../services.js';
 import { type LogFilter, type LogPage, listLog, maskPhone, parseLogFilter } from '../../verification/log.js';
 import { STATUSES } from '../../verification/schemas.js';
 import { Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { type Page, renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 import { DetailPage } from './verification-detail.js';
 import { Badge, CHANNEL_LABELS, detailHref, PATH, Time } from './verification-view.js';
 
