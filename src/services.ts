@@ -3,6 +3,7 @@
 import { type AccountService, createAccountService } from './accounts/service.js';
 import { type CarrierService, createCarrierService } from './carrier-accounts/service.js';
 import { type Clock, systemClock } from './clock.js';
+import { DEFAULT_CARRIER_TIMEOUT_MS, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_RETENTION_DAYS } from './config.js';
 import { createSmppGateway, type SmppGateway } from './delivery/carriers/smpp/gateway.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
@@ -35,8 +36,6 @@ export interface Services {
   publicUrl: string;
 }
 
-export const DEFAULT_RETENTION_DAYS = 30;
-
 export interface DeliveryOptions {
   /** How long a send waits for its first hand-over (DELIVERY_WAIT_MS). */
   waitMs?: number;
@@ -52,9 +51,6 @@ export interface DeliveryLog {
   info(message: string): void;
   warn(message: string, err?: unknown): void;
 }
-
-export const DEFAULT_DELIVERY_WAIT_MS = 3000;
-export const DEFAULT_CARRIER_TIMEOUT_MS = 10_000;
 
 export function createServices(deps: {
   store: Store;
