@@ -1,5 +1,6 @@
 // The composition root: builds every service from the store, the clock and the secret. The HTTP app, the CLI
-// and the sweeper all take their services from here, so each rule lives in one place.
+// and the sweeper all take their services from here, so each rule lives in one place. The store itself stays
+// here: an edge that needs data calls a service or a read-model of the feature that owns it.
 import { type AccountService, createAccountService } from './accounts/service.js';
 import { type CarrierService, createCarrierService } from './carrier-accounts/service.js';
 import { type Clock, systemClock } from './clock.js';
@@ -7,22 +8,37 @@ import { DEFAULT_CARRIER_TIMEOUT_MS, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_RETENTION
 import { createSmppGateway, type SmppGateway } from './delivery/carriers/smpp/gateway.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
-import { createCarrierStatusReports, createDeliveryReports } from './delivery/reports.js';
+import { createOutbox, type Outbox } from './delivery/outbox.js';
+import {
+  type CarrierStatusReports,
+  createCarrierStatusReports,
+  createDeliveryReports,
+} from './delivery/reports.js';
 import { createProviderRouter } from './delivery/router.js';
+import type { Health } from './http/health.js';
 import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
+import { createOverview, type Overview } from './stats/overview.js';
 import type { Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
+import { createVerificationLog, type VerificationLog } from './verification/log.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
 
 export interface Services {
-  store: Store;
   clock: Clock;
+  /** Readiness: the database answers and every migration is applied. */
+  health: Health;
   workspaces: WorkspaceService;
   keys: KeyService;
   verifications: VerificationService;
+  /** The verifications log (the dashboard's list and phone search). */
+  log: VerificationLog;
+  /** The overview's numbers per workspace and period. */
+  overview: Overview;
+  /** The development outbox: what the development provider "sent". */
+  outbox: Outbox;
   /** Durable delivery: retries, fail-over and jobs left by a process that died. */
   dispatcher: Dispatcher;
   devProvider: DevProvider;
@@ -32,6 +48,8 @@ export interface Services {
   carriers: CarrierService;
   /** SMPP sessions, one per account, opened by its first send; close() unbinds them (the serving process's end). */
   smpp: SmppGateway;
+  /** Carrier status callbacks applied to the verification they concern (the webhooks). */
+  statusReports: CarrierStatusReports;
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
   publicUrl: string;
 }
@@ -118,11 +136,19 @@ export function createServices(deps: {
   });
   const accounts = createAccountService({ db, clock, workspaces });
   return {
-    store,
     clock,
+    health: {
+      async check() {
+        await store.checkReady();
+        return { database: store.dialect };
+      },
+    },
     workspaces,
     keys,
     verifications,
+    log: createVerificationLog({ db, clock }),
+    overview: createOverview({ db, clock }),
+    outbox: createOutbox({ db }),
     dispatcher,
     devProvider,
     requestLimiter,
@@ -130,6 +156,7 @@ export function createServices(deps: {
     accounts,
     carriers,
     smpp,
+    statusReports,
     publicUrl: deps.publicUrl,
   };
 }

@@ -122,14 +122,14 @@ describe('spec 5 authentication', () => {
     });
 
     test('a missing key creates nothing', async () => {
-      const before = await t.services.store.db.selectFrom('verifications').select('id').execute();
+      const before = await t.store.db.selectFrom('verifications').select('id').execute();
       await t.app.inject({
         method: 'POST',
         url: '/v1/otp/send',
         headers: { 'content-type': 'application/json' },
         payload: JSON.stringify({ phone: '+61412346004' }),
       });
-      const after = await t.services.store.db.selectFrom('verifications').select('id').execute();
+      const after = await t.store.db.selectFrom('verifications').select('id').execute();
       assert.equal(after.length, before.length);
     });
   });
@@ -306,14 +306,14 @@ describe('spec 5 authentication', () => {
       const otpKey = await t.services.keys.createKey({ workspaceId: noScopeWorkspace, name: 'otp reader' });
       const reader = client(t.app, otpKey.key);
       const denied = client(t.app, noScopeKey);
-      const sendsBefore = await t.services.store.db.selectFrom('verifications').select('id').execute();
+      const sendsBefore = await t.store.db.selectFrom('verifications').select('id').execute();
       assert.equal((await denied.send({ phone: '+61412346010' })).statusCode, 403);
       assert.equal(
         (await denied.check({ verification_id: otpVerificationId, code: '000000' })).statusCode,
         403,
       );
       assert.equal((await denied.cancel(otpVerificationId)).statusCode, 403);
-      const sendsAfter = await t.services.store.db.selectFrom('verifications').select('id').execute();
+      const sendsAfter = await t.store.db.selectFrom('verifications').select('id').execute();
       assert.equal(sendsAfter.length, sendsBefore.length);
       const v = json(await reader.get(otpVerificationId));
       assert.equal(v.status, 'pending');
@@ -335,7 +335,7 @@ describe('spec 5 authentication', () => {
     test('ping creates no verification, sends no message and spends no send allowance', async () => {
       const ws = await seedWorkspace(t.services, { name: 'Ping Co' });
       const api = client(t.app, ws.key);
-      const db = t.services.store.db;
+      const db = t.store.db;
       const count = async () => ({
         verifications: (await db.selectFrom('verifications').select('id').execute()).length,
         outbox: (await db.selectFrom('outbox_messages').select('id').execute()).length,

@@ -108,7 +108,7 @@ describe('key service: create, list, revoke (spec 5)', () => {
   test('only a hash is stored: the api_keys row holds the SHA-256, never the key text', async () => {
     const ws = await newWorkspace();
     const created = await t.services.keys.createKey({ workspaceId: ws, name: 'hashed' });
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('api_keys')
       .selectAll()
       .where('id', '=', created.id)
@@ -287,7 +287,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
     const created = await t.services.keys.createKey({ workspaceId: ws, name: 'on disk' });
     const secret = created.key.slice(KEY_PREFIX.length + 4);
     // Every row of every table, on either store: the key's random part appears in none.
-    const db = t.services.store.db;
+    const db = t.store.db;
     for (const table of [
       'workspaces',
       'workspace_numbers',
@@ -305,7 +305,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
       const bytes = readFileSync(join(t.dir, file));
       assert.equal(bytes.includes(secret), false, `${file} holds the key text`);
     }
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('api_keys')
       .select('key_hash')
       .where('id', '=', created.id)

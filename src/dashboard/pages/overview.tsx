@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
-import { type Counts, loadOverview, type OverviewStats } from '../../stats/overview.js';
-import { HOUR_MS, type PeriodName, parsePeriodName, periodEndingAt } from '../../stats/period.js';
+import type { Counts, OverviewStats } from '../../stats/overview.js';
+import { HOUR_MS, type PeriodName, parsePeriodName } from '../../stats/period.js';
 import { type BarDatum, CategoryBarChart, type Series, TimeBarChart } from '../charts.js';
 import { BASE, Layout } from '../layout.js';
 import { renderPage } from '../render.js';
@@ -171,8 +171,8 @@ const originOf = (request: FastifyRequest) => `${request.protocol}://${request.h
 export function registerOverviewPage(app: FastifyInstance, services: Services): void {
   app.get<{ Querystring: { period?: string } }>('/', async (request, reply) => {
     const workspace = workspaceOf(request);
-    const period = periodEndingAt(parsePeriodName(request.query.period), services.clock.now());
-    const stats = await loadOverview(services.store.db, workspace.id, period);
+    const stats = await services.overview.load(workspace.id, parsePeriodName(request.query.period));
+    const { period } = stats;
     return renderPage(request, reply, (ctx) => (
       <Layout ctx={ctx} title="Overview">
         <div class="page-head">

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
-import { type LogFilter, type LogPage, listLog, maskPhone, parseLogFilter } from '../../verification/log.js';
+import { type LogFilter, type LogPage, maskPhone, parseLogFilter } from '../../verification/log.js';
 import { STATUSES } from '../../verification/schemas.js';
 import { Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
@@ -160,7 +160,7 @@ export function registerVerificationPages(app: FastifyInstance, services: Servic
   app.get('/verifications', async (request, reply) => {
     const workspace = workspaceOf(request);
     const filter = parseLogFilter(request.query as Record<string, unknown>);
-    const page = await listLog(services.store.db, workspace.id, filter, services.clock.now());
+    const page = await services.log.list(workspace.id, filter);
     return renderPage(request, reply, LogPageView(workspace.name, filter, page));
   });
 
