@@ -105,7 +105,10 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'key revoke KEY_ID',
     options: {},
     positionals: 1,
-    run: (s, _v, p) => s.keys.revokeKey(p[0] ?? ''),
+    run: async (s, _v, p) => {
+      const id = p[0] ?? '';
+      return s.keys.revokeKey(await s.keys.workspaceOfKey(id), id);
+    },
     print: (r) => printRecord(r as object),
   },
   'key list': {

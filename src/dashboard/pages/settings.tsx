@@ -105,9 +105,8 @@ export function registerSettingsPages(app: FastifyInstance, services: Services):
   app.post('/settings/numbers/:id/remove', async (request, reply) => {
     const { id } = request.params as { id: string };
     return change(request, reply, { section: 'numbers', values: {} }, async (workspaceId) => {
-      const number = (await workspaces.listNumbers(workspaceId)).find((n) => n.id === id);
-      await workspaces.removeNumber({ workspaceId, numberId: id });
-      return `Number ${number?.number ?? id} removed.`;
+      const removed = await workspaces.removeNumber({ workspaceId, numberId: id });
+      return `Number ${removed.number} removed.`;
     });
   });
 
