@@ -4,7 +4,12 @@
 import { type AccountService, createAccountService } from './accounts/service.js';
 import { type CarrierService, createCarrierService } from './carrier-accounts/service.js';
 import { type Clock, systemClock } from './clock.js';
-import { DEFAULT_CARRIER_TIMEOUT_MS, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_RETENTION_DAYS } from './config.js';
+import {
+  type Config,
+  DEFAULT_CARRIER_TIMEOUT_MS,
+  DEFAULT_DELIVERY_WAIT_MS,
+  DEFAULT_RETENTION_DAYS,
+} from './config.js';
 import { createSmppGateway, type SmppGateway } from './delivery/carriers/smpp/gateway.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
@@ -20,7 +25,7 @@ import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
 import { createOverview, type Overview } from './stats/overview.js';
-import type { Store } from './store/database.js';
+import { openStore, type Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
 import { createVerificationLog, type VerificationLog } from './verification/log.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
@@ -159,4 +164,16 @@ export function createServices(deps: {
     statusReports,
     publicUrl: deps.publicUrl,
   };
+}
+
+/** The store named by the configuration and the services over it, for a one-shot process (a CLI command). */
+export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
+  const store = await openStore(config.database);
+  try {
+    const services = createServices({ store, secret: config.secret, publicUrl: config.publicUrl });
+    return { services, close: () => store.close() };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }

@@ -244,7 +244,7 @@ function KeysPage(data: KeysPageData): Page {
   );
 }
 
-export function registerApiKeyPages(app: FastifyInstance, services: Services): void {
+export function registerApiKeyPages(app: FastifyInstance, services: Pick<Services, 'keys'>): void {
   const { keys } = services;
   const page = async (workspace: { id: string; name: string }, extra: Partial<KeysPageData> = {}) =>
     KeysPage({ workspaceName: workspace.name, keys: await keys.listKeys(workspace.id), ...extra });

@@ -97,7 +97,7 @@ function SignInPage(values: { email?: string; next?: string }, error?: string): 
 
 export function registerAuthPages(
   app: FastifyInstance,
-  services: Services,
+  services: Pick<Services, 'accounts'>,
   options: { secureCookies: boolean },
 ) {
   const { accounts } = services;

@@ -98,7 +98,7 @@ export const MessageList: FC<{ messages: OutboxMessageView[]; filter: string }> 
   );
 };
 
-export function registerInboxPages(app: FastifyInstance, services: Services): void {
+export function registerInboxPages(app: FastifyInstance, services: Pick<Services, 'outbox'>): void {
   const load = (workspaceId: string, filter: string) =>
     services.outbox.list({ workspaceId, toDigits: filter || undefined, limit: SHOWN });
 

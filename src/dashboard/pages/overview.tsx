@@ -168,7 +168,7 @@ const Charts: FC<{ stats: OverviewStats }> = ({ stats }) => {
 
 const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
-export function registerOverviewPage(app: FastifyInstance, services: Services): void {
+export function registerOverviewPage(app: FastifyInstance, services: Pick<Services, 'overview'>): void {
   app.get<{ Querystring: { period?: string } }>('/', async (request, reply) => {
     const workspace = workspaceOf(request);
     const stats = await services.overview.load(workspace.id, parsePeriodName(request.query.period));

@@ -31,7 +31,10 @@ function SettingsPage(data: SettingsData): Page {
   );
 }
 
-export function registerSettingsPages(app: FastifyInstance, services: Services): void {
+export function registerSettingsPages(
+  app: FastifyInstance,
+  services: Pick<Services, 'workspaces' | 'carriers'>,
+): void {
   const { workspaces } = services;
 
   const load = async (workspaceId: string, failure?: FormFailure): Promise<SettingsData> => ({

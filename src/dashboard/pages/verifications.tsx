@@ -156,7 +156,10 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
   );
 }
 
-export function registerVerificationPages(app: FastifyInstance, services: Services): void {
+export function registerVerificationPages(
+  app: FastifyInstance,
+  services: Pick<Services, 'log' | 'verifications' | 'clock'>,
+): void {
   app.get('/verifications', async (request, reply) => {
     const workspace = workspaceOf(request);
     const filter = parseLogFilter(request.query as Record<string, unknown>);
