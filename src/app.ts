@@ -106,7 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
 
-  await app.register(healthRoutes(services.store));
+  await app.register(healthRoutes(services.health));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboard, {
     prefix: '/dashboard',

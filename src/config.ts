@@ -2,6 +2,13 @@
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
+/** Defaults of the settings a caller of createServices may leave out (the CLI, tests); the environment's too. */
+export const DEFAULT_RETENTION_DAYS = 30;
+export const DEFAULT_DELIVERY_WAIT_MS = 3000;
+export const DEFAULT_CARRIER_TIMEOUT_MS = 10_000;
+export const DEFAULT_DATABASE_POOL_MAX = 10;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
@@ -17,12 +24,12 @@ const EnvSchema = Type.Object({
   ),
   SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5000 }),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
-  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
-  RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
-  DELIVERY_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 3000 }),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_DATABASE_POOL_MAX }),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_STATEMENT_TIMEOUT_MS }),
+  RETENTION_DAYS: Type.Integer({ minimum: 1, default: DEFAULT_RETENTION_DAYS }),
+  DELIVERY_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: DEFAULT_DELIVERY_WAIT_MS }),
   DELIVERY_POLL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 500 }),
-  CARRIER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  CARRIER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: DEFAULT_CARRIER_TIMEOUT_MS }),
   NODE_ENV: Type.Optional(Type.String()),
 });
 

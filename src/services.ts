@@ -1,27 +1,49 @@
 // The composition root: builds every service from the store, the clock and the secret. The HTTP app, the CLI
-// and the sweeper all take their services from here, so each rule lives in one place.
+// and the sweeper all take their services from here, so each rule lives in one place. The store itself stays
+// here: an edge that needs data calls a service or a read-model of the feature that owns it.
 import { type AccountService, createAccountService } from './accounts/service.js';
 import { type CarrierService, createCarrierService } from './carrier-accounts/service.js';
 import { type Clock, systemClock } from './clock.js';
+import {
+  type Config,
+  DEFAULT_CARRIER_TIMEOUT_MS,
+  DEFAULT_DELIVERY_WAIT_MS,
+  DEFAULT_RETENTION_DAYS,
+} from './config.js';
 import { createSmppGateway, type SmppGateway } from './delivery/carriers/smpp/gateway.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
-import { createCarrierStatusReports, createDeliveryReports } from './delivery/reports.js';
+import { createOutbox, type Outbox } from './delivery/outbox.js';
+import {
+  type CarrierStatusReports,
+  createCarrierStatusReports,
+  createDeliveryReports,
+} from './delivery/reports.js';
 import { createProviderRouter } from './delivery/router.js';
+import type { Health } from './http/health.js';
 import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
-import type { Store } from './store/database.js';
+import { createOverview, type Overview } from './stats/overview.js';
+import { openStore, type Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
+import { createVerificationLog, type VerificationLog } from './verification/log.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
 
 export interface Services {
-  store: Store;
   clock: Clock;
+  /** Readiness: the database answers and every migration is applied. */
+  health: Health;
   workspaces: WorkspaceService;
   keys: KeyService;
   verifications: VerificationService;
+  /** The verifications log (the dashboard's list and phone search). */
+  log: VerificationLog;
+  /** The overview's numbers per workspace and period. */
+  overview: Overview;
+  /** The development outbox: what the development provider "sent". */
+  outbox: Outbox;
   /** Durable delivery: retries, fail-over and jobs left by a process that died. */
   dispatcher: Dispatcher;
   devProvider: DevProvider;
@@ -31,11 +53,11 @@ export interface Services {
   carriers: CarrierService;
   /** SMPP sessions, one per account, opened by its first send; close() unbinds them (the serving process's end). */
   smpp: SmppGateway;
+  /** Carrier status callbacks applied to the verification they concern (the webhooks). */
+  statusReports: CarrierStatusReports;
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
   publicUrl: string;
 }
-
-export const DEFAULT_RETENTION_DAYS = 30;
 
 export interface DeliveryOptions {
   /** How long a send waits for its first hand-over (DELIVERY_WAIT_MS). */
@@ -52,9 +74,6 @@ export interface DeliveryLog {
   info(message: string): void;
   warn(message: string, err?: unknown): void;
 }
-
-export const DEFAULT_DELIVERY_WAIT_MS = 3000;
-export const DEFAULT_CARRIER_TIMEOUT_MS = 10_000;
 
 export function createServices(deps: {
   store: Store;
@@ -122,11 +141,19 @@ export function createServices(deps: {
   });
   const accounts = createAccountService({ db, clock, workspaces });
   return {
-    store,
     clock,
+    health: {
+      async check() {
+        await store.checkReady();
+        return { database: store.dialect };
+      },
+    },
     workspaces,
     keys,
     verifications,
+    log: createVerificationLog({ db, clock }),
+    overview: createOverview({ db, clock }),
+    outbox: createOutbox({ db }),
     dispatcher,
     devProvider,
     requestLimiter,
@@ -134,6 +161,19 @@ export function createServices(deps: {
     accounts,
     carriers,
     smpp,
+    statusReports,
     publicUrl: deps.publicUrl,
   };
+}
+
+/** The store named by the configuration and the services over it, for a one-shot process (a CLI command). */
+export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
+  const store = await openStore(config.database);
+  try {
+    const services = createServices({ store, secret: config.secret, publicUrl: config.publicUrl });
+    return { services, close: () => store.close() };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }

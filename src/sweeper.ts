@@ -3,13 +3,18 @@
 // of accounts removed through another process; about once an hour it prunes old data (retention). Every step is
 // idempotent and claims its rows, so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
-import { accountIdsOfType } from './carrier-accounts/repository.js';
 import type { Services } from './services.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
 
+/** What the sweeper works with: services, never the store. */
+export type SweeperServices = Pick<
+  Services,
+  'verifications' | 'devProvider' | 'dispatcher' | 'smpp' | 'carriers' | 'retention'
+>;
+
 export function startSweeper(
-  services: Services,
+  services: SweeperServices,
   intervalMs: number,
   log: FastifyBaseLogger,
 ): () => Promise<void> {
@@ -23,7 +28,7 @@ export function startSweeper(
       // Codes verified, canceled, superseded or expired while their delivery waited: their jobs go.
       const dropped = await services.dispatcher.dropUnwanted();
       // An SMPP account removed through another process: this process lets its session go too.
-      const released = await services.smpp.releaseAllBut(await accountIdsOfType(services.store.db, 'smpp'));
+      const released = await services.smpp.releaseAllBut(await services.carriers.accountIdsOfType('smpp'));
       if (expired + reports + dropped + released > 0) {
         log.debug({ expired, reports, dropped, released }, 'sweep');
       }

@@ -177,6 +177,11 @@ export function createCarrierService(deps: {
         baseUrl: row.base_url ?? undefined,
       } as unknown as CarrierAccount;
     },
+
+    /** The ids of every account of one type, in every workspace (the sweeper lets go of removed SMPP ones). */
+    accountIdsOfType(type: CarrierType): Promise<Set<string>> {
+      return repo.accountIdsOfType(db, type);
+    },
   };
 }
 

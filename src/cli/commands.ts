@@ -1,7 +1,6 @@
 // The operator commands of docs/operator-interface.md. Each calls the same services as the HTTP routes.
 
 import type { AccountView } from '../accounts/service.js';
-import { listOutbox } from '../delivery/outbox.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
@@ -108,7 +107,10 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'key revoke KEY_ID',
     options: {},
     positionals: 1,
-    run: (s, _v, p) => s.keys.revokeKey(p[0] ?? ''),
+    run: async (s, _v, p) => {
+      const id = p[0] ?? '';
+      return s.keys.revokeKey(await s.keys.workspaceOfKey(id), id);
+    },
     print: (r) => printRecord(r as object),
   },
   'key list': {
@@ -149,7 +151,7 @@ export const COMMANDS: Record<string, Command> = {
   outbox: {
     usage: 'outbox [--to PHONE] [--limit N]',
     options: { to: str, limit: str },
-    run: (s, v) => listOutbox(s.store.db, { to: optional(v, 'to'), limit: wholeNumber(v, 'limit') }),
+    run: (s, v) => s.outbox.list({ to: optional(v, 'to'), limit: wholeNumber(v, 'limit') }),
     print: (r) => {
       const messages = r as { created_at: string; channel: string; to: string; from: string; body: string }[];
       if (messages.length === 0) process.stdout.write('(no messages)\n');

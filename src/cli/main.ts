@@ -3,8 +3,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { AppError } from '../errors.js';
-import { createServices } from '../services.js';
-import { openStore } from '../store/database.js';
+import { openServices } from '../services.js';
 import { COMMANDS } from './commands.js';
 import { printJson, UsageError } from './output.js';
 
@@ -65,17 +64,13 @@ export async function main(argv: string[]): Promise<number> {
     });
     if (positionals.length !== (command.positionals ?? 0))
       throw new UsageError(`usage: phone-verify ${command.usage}`);
-    const store = await openStore(config.database);
+    const opened = await openServices(config);
     try {
-      const result = await command.run(
-        createServices({ store, secret: config.secret, publicUrl: config.publicUrl }),
-        values,
-        positionals,
-      );
+      const result = await command.run(opened.services, values, positionals);
       if (json) printJson(result);
       else command.print(result);
     } finally {
-      await store.close();
+      await opened.close();
     }
     return 0;
   } catch (err) {

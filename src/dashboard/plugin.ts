@@ -7,8 +7,7 @@ import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SessionContext } from '../accounts/service.js';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { ErrorPage } from './error-page.js';
@@ -17,18 +16,6 @@ import { registerAuthPages } from './pages/auth.js';
 import { registerPages } from './pages/index.js';
 import { renderPage } from './render.js';
 import { SESSION_COOKIE } from './session-cookie.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    session: SessionContext | undefined;
-    /** In production: how many of the workspace's numbers have no carrier (their codes reach no phone). */
-    carrierless: number;
-  }
-  interface FastifyContextConfig {
-    /** A dashboard page reachable without a session (set-up, sign-in). */
-    public?: boolean;
-  }
-}
 
 export interface DashboardOptions {
   services: Services;
@@ -128,17 +115,5 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   registerPages(app, services);
 }
 
-/** The signed-in session; the preHandler guarantees it on every non-public page. */
-export function sessionOf(request: FastifyRequest): SessionContext {
-  if (!request.session) throw new AppError('not_found', 'Sign in first.');
-  return request.session;
-}
-
-/** The workspace the session is looking at. */
-export function workspaceOf(request: FastifyRequest): { id: string; name: string } {
-  const workspace = sessionOf(request).workspace;
-  if (!workspace) throw new AppError('not_found', 'Your account belongs to no workspace yet.');
-  return workspace;
-}
-
-export type { FastifyReply };
+// The carrier pages still import these from here (they belong to the carrier work); the other pages use session.ts.
+export { sessionOf, workspaceOf } from './session.js';

@@ -18,10 +18,17 @@ export interface OutboxMessageView {
 export const OUTBOX_DEFAULT_LIMIT = 20;
 export const OUTBOX_MAX_LIMIT = 1000;
 
-export async function listOutbox(
-  db: Db,
-  filter: { to?: string; toDigits?: string; workspaceId?: string; limit?: number },
-): Promise<OutboxMessageView[]> {
+export interface OutboxFilter {
+  /** A phone number (E.164 or national): the messages to that number. */
+  to?: string;
+  /** Any part of the digits of the number a message went to (the dashboard's search). */
+  toDigits?: string;
+  /** One workspace's messages; without it, every workspace's (the operator's `outbox` command). */
+  workspaceId?: string;
+  limit?: number;
+}
+
+export async function listOutbox(db: Db, filter: OutboxFilter): Promise<OutboxMessageView[]> {
   const limit = filter.limit ?? OUTBOX_DEFAULT_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > OUTBOX_MAX_LIMIT) {
     throw new AppError('invalid_request', `--limit must be a whole number from 1 to ${OUTBOX_MAX_LIMIT}.`);
@@ -43,3 +50,10 @@ export async function listOutbox(
     created_at: toTimestamp(r.created_at),
   }));
 }
+
+/** The outbox as a service, for the dashboard's inbox and the CLI: newest messages first. */
+export function createOutbox(deps: { db: Db }) {
+  return { list: (filter: OutboxFilter): Promise<OutboxMessageView[]> => listOutbox(deps.db, filter) };
+}
+
+export type Outbox = ReturnType<typeof createOutbox>;

@@ -10,7 +10,6 @@ import { parseTelnyxStatus, verifyTelnyxSignature } from './carriers/telnyx/webh
 import { parseTwilioStatus, verifyTwilioSignature } from './carriers/twilio/webhook.js';
 import { parseVonageStatus, verifyVonageSignature } from './carriers/vonage/webhook.js';
 import type { StatusReport } from './provider.js';
-import { createCarrierStatusReports } from './reports.js';
 
 /** Status callbacks are small; this leaves room for a verbose carrier without inviting large uploads. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;
@@ -44,7 +43,7 @@ const ROUTE_SCHEMA = {
 export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, options) => {
   const { services } = options;
   const clock = services.clock;
-  const statusReports = createCarrierStatusReports({ db: services.store.db, clock });
+  const { statusReports } = services;
   // PUBLIC_URL: the origin carriers call, which Twilio's signature covers (never taken from Host).
   const publicUrl = services.publicUrl.replace(/\/+$/, '');
 

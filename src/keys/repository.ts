@@ -18,8 +18,19 @@ export function findKeyByHash(
     .executeTakeFirst();
 }
 
-export function findKey(db: Db, id: string): Promise<KeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+/** One key of one workspace: another workspace's id is not found, like an unknown one. */
+export function findKey(db: Db, workspaceId: string, id: string): Promise<KeyRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function workspaceOfKey(db: Db, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('api_keys').select('workspace_id').where('id', '=', id).executeTakeFirst();
+  return row?.workspace_id;
 }
 
 export function listKeys(db: Db, workspaceId: string): Promise<KeyRow[]> {
@@ -57,10 +68,11 @@ export async function insertKey(db: Db, row: KeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
-export async function revokeKey(db: Db, id: string, now: number): Promise<void> {
+export async function revokeKey(db: Db, workspaceId: string, id: string, now: number): Promise<void> {
   await db
     .updateTable('api_keys')
     .set({ revoked_at: now })
+    .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .execute();

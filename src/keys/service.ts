@@ -118,11 +118,19 @@ export function createKeyService(deps: { db: Db; clock: Clock; workspaces: Works
       return { ...presentKey(row, now), key };
     },
 
-    async revokeKey(id: string): Promise<KeyView> {
-      await repo.revokeKey(db, id, clock.now());
-      const row = await repo.findKey(db, id);
-      if (!row) throw new AppError('not_found', `No key ${id}.`);
+    /** Scoped to the workspace: another workspace's key is not found, exactly like an unknown one. */
+    async revokeKey(workspaceId: string, id: string): Promise<KeyView> {
+      await repo.revokeKey(db, workspaceId, id, clock.now());
+      const row = await repo.findKey(db, workspaceId, id);
+      if (!row) throw new AppError('not_found', 'There is no such API key in this workspace.');
       return presentKey(row, clock.now());
+    },
+
+    /** The workspace a key belongs to, for edges that name only the key (the operator's `key revoke`). */
+    async workspaceOfKey(id: string): Promise<string> {
+      const workspaceId = await repo.workspaceOfKey(db, id);
+      if (workspaceId === undefined) throw new AppError('not_found', `No key ${id}.`);
+      return workspaceId;
     },
 
     async listKeys(workspaceId: string): Promise<KeyView[]> {

@@ -1,8 +1,9 @@
 // The overview's numbers for one workspace and period: totals, sends over time, by channel and by country.
 // Built from the bounded aggregates in queries.ts; the gaps (hours without sends) are filled in here.
+import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { countryOfPrefix } from './country.js';
-import { bucketStarts, type Period } from './period.js';
+import { bucketStarts, type Period, type PeriodName, periodEndingAt } from './period.js';
 import * as q from './queries.js';
 
 export type Counts = q.Counts;
@@ -94,3 +95,13 @@ export async function loadOverview(db: Db, workspaceId: string, period: Period):
       .sort(bySendsThenName((c) => c.country)),
   };
 }
+
+/** The overview as a service: a workspace's numbers for the period of that name ending now. */
+export function createOverview(deps: { db: Db; clock: Clock }) {
+  return {
+    load: (workspaceId: string, period: PeriodName): Promise<OverviewStats> =>
+      loadOverview(deps.db, workspaceId, periodEndingAt(period, deps.clock.now())),
+  };
+}
+
+export type Overview = ReturnType<typeof createOverview>;

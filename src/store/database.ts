@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { DatabaseOptions } from '../config.js';
+import { type DatabaseOptions, DEFAULT_DATABASE_POOL_MAX, DEFAULT_STATEMENT_TIMEOUT_MS } from '../config.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { cacheSqliteStatements, prepareNamedStatements } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -69,14 +69,14 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 function openPostgres(url: string, options: DatabaseOptions): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolMax ?? 10,
+    max: options.poolMax ?? DEFAULT_DATABASE_POOL_MAX,
     // Fail fast when the database is unreachable: the request gets a 503, never a hang.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     // A lock wait is bounded too: contention degrades into a 503, not a pile-up.
-    lock_timeout: options.statementTimeoutMs ?? 10_000,
-    query_timeout: (options.statementTimeoutMs ?? 10_000) + 2000,
+    lock_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    query_timeout: (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) + 2000,
     application_name: 'phone-verify',
   });
   // A connection the server drops (restart, failover, pg_terminate_backend) must not crash the process. Idle,

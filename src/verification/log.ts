@@ -3,6 +3,7 @@
 
 import { type ExpressionBuilder, sql } from 'kysely';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/tables.js';
 import { CHANNELS, type Channel } from '../workspaces/channels.js';
@@ -145,3 +146,13 @@ export function maskPhone(e164: string): string {
     .trim();
   return code ? `${code} ${masked}` : masked;
 }
+
+/** The log as a service: one workspace's page, as of the clock's now (a pending code past its time is expired). */
+export function createVerificationLog(deps: { db: Db; clock: Clock }) {
+  return {
+    list: (workspaceId: string, filter: LogFilter): Promise<LogPage> =>
+      listLog(deps.db, workspaceId, filter, deps.clock.now()),
+  };
+}
+
+export type VerificationLog = ReturnType<typeof createVerificationLog>;

@@ -98,12 +98,12 @@ export async function updateWorkspace(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Removes one number of one workspace; false when the workspace has no such number. */
-export async function deleteNumber(db: Db, workspaceId: string, numberId: string): Promise<boolean> {
-  const result = await db
+/** Removes one number of one workspace and returns it; undefined when the workspace has no such number. */
+export function deleteNumber(db: Db, workspaceId: string, numberId: string): Promise<NumberRow | undefined> {
+  return db
     .deleteFrom('workspace_numbers')
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', numberId)
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
 }

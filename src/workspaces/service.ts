@@ -196,11 +196,11 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       return presentNumber(row);
     },
 
-    async removeNumber(input: { workspaceId: string; numberId: string }): Promise<void> {
-      // Scoped by workspace: another workspace's number id is answered like an unknown one.
-      if (!(await repo.deleteNumber(db, input.workspaceId, input.numberId))) {
-        throw new AppError('not_found', `No number ${input.numberId} in this workspace.`);
-      }
+    /** The number removed. Scoped by workspace: another workspace's number id is answered like an unknown one. */
+    async removeNumber(input: { workspaceId: string; numberId: string }): Promise<NumberView> {
+      const removed = await repo.deleteNumber(db, input.workspaceId, input.numberId);
+      if (!removed) throw new AppError('not_found', `No number ${input.numberId} in this workspace.`);
+      return presentNumber(removed);
     },
 
     async getSettings(workspaceId: string): Promise<WorkspaceSettings> {

@@ -126,7 +126,7 @@ describe('carrier account administration', () => {
       ...TWILIO,
       authToken: newToken,
     });
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('carrier_accounts')
       .selectAll()
       .where('id', '=', account.id)
@@ -147,7 +147,7 @@ describe('carrier account administration', () => {
       'invalid_request',
       /base_url/,
     );
-    const after = await t.services.store.db
+    const after = await t.store.db
       .selectFrom('carrier_accounts')
       .select('credentials')
       .where('id', '=', account.id)

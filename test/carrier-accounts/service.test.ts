@@ -54,7 +54,7 @@ describe('carrier accounts', () => {
       type: 'twilio',
       credentials: TWILIO,
     });
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('carrier_accounts')
       .selectAll()
       .where('id', '=', id)
@@ -170,7 +170,7 @@ describe('carrier accounts', () => {
       credentials: TWILIO,
     });
     const elsewhere = createServices({
-      store: t.services.store,
+      store: t.store,
       secret: 'a-different-secret-a-different-secret-0000',
       publicUrl: TEST_PUBLIC_URL,
     });

@@ -106,7 +106,7 @@ describe('concurrency invariants (api-decisions: supersede and attempt budget ar
   };
 
   async function rowsFor(phone: string) {
-    return t.services.store.db
+    return t.store.db
       .selectFrom('verifications')
       .select(['id', 'status', 'attempts', 'max_attempts', 'verified_at'])
       .where('workspace_id', '=', workspaceId)

@@ -17,7 +17,7 @@ async function count(
   t: TestApp,
   table: 'users' | 'workspaces' | 'sessions' | 'memberships',
 ): Promise<number> {
-  const row = await t.services.store.db
+  const row = await t.store.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();

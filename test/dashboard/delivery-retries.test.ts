@@ -53,11 +53,7 @@ describe('dashboard: a delivery being retried, then given up', () => {
 
     // Every later attempt fails too, until the next would land past the code's 60 seconds.
     twilio.reply(...Array.from({ length: 7 }, () => ({ kind: 'server_error', status: 503 }) as const));
-    for (
-      let job = await findJob(t.services.store.db, v.id);
-      job;
-      job = await findJob(t.services.store.db, v.id)
-    ) {
+    for (let job = await findJob(t.store.db, v.id); job; job = await findJob(t.store.db, v.id)) {
       clock.set(job.next_attempt_at);
       await t.services.dispatcher.runDue();
     }

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { createServices, type Services } from '../../src/services.js';
+import { createServices } from '../../src/services.js';
+import type { Store } from '../../src/store/database.js';
 import { createTestApp, openTestStore, seedWorkspace, TEST_SECRET, type TestApp } from '../helpers/app.js';
 import { dashboardClient, PASSWORD, signedIn } from '../helpers/dashboard.js';
 
@@ -49,12 +50,12 @@ function dashboardPostRoutes(app: FastifyInstance): string[] {
 }
 
 /** Every row of every table: what a refused request must leave exactly as it was. */
-async function snapshot(services: Services): Promise<string> {
-  const tables = await services.store.db.introspection.getTables();
+async function snapshot(store: Store): Promise<string> {
+  const tables = await store.db.introspection.getTables();
   const out: Record<string, unknown[]> = {};
   for (const table of tables.map((t) => t.name).sort()) {
     if (table.startsWith('kysely_')) continue;
-    out[table] = await services.store.db
+    out[table] = await store.db
       .selectFrom(table as 'users')
       .selectAll()
       .execute();
@@ -72,6 +73,7 @@ async function appWithPublicUrl(publicUrl: string) {
   return {
     app,
     services,
+    store: handle.store,
     async close() {
       await app.close();
       await handle.close();
@@ -144,14 +146,14 @@ describe('dashboard security: signed-in checks', () => {
       for (const csrf of [null, 'wrong-token']) {
         const browser = dashboardClient(fresh.app);
         await browser.get('/dashboard/setup');
-        const before = await snapshot(fresh.services);
+        const before = await snapshot(fresh.store);
         const res = await browser.post(
           '/dashboard/setup',
           { workspace_name: 'Acme', email: 'a@example.com', password: PASSWORD },
           { csrf },
         );
         assert.equal(res.statusCode, 403, `${csrf}: ${res.body.slice(0, 200)}`);
-        assert.equal(await snapshot(fresh.services), before);
+        assert.equal(await snapshot(fresh.store), before);
         assert.equal(await fresh.services.accounts.needsSetup(), true);
       }
     } finally {
@@ -160,7 +162,7 @@ describe('dashboard security: signed-in checks', () => {
     for (const csrf of [null, 'wrong-token']) {
       const browser = dashboardClient(t.app);
       await browser.get('/dashboard/signin');
-      const before = await snapshot(t.services);
+      const before = await snapshot(t.store);
       const res = await browser.post(
         '/dashboard/signin',
         { email: 'other@example.com', password: PASSWORD },
@@ -168,7 +170,7 @@ describe('dashboard security: signed-in checks', () => {
       );
       assert.equal(res.statusCode, 403);
       assert.equal(browser.cookies.get('pv_session'), undefined);
-      assert.equal(await snapshot(t.services), before);
+      assert.equal(await snapshot(t.store), before);
     }
   });
 
@@ -220,7 +222,7 @@ describe('dashboard security: signed-in checks', () => {
         .replace(/:\w+/g, 'x');
       for (const csrf of [null, 'wrong-token', foreignToken]) {
         await browser.get('/dashboard');
-        const before = await snapshot(t.services);
+        const before = await snapshot(t.store);
         // Adding a carrier account takes a carrier type where adding a number takes a number type.
         const res = await browser.post(
           path,
@@ -230,7 +232,7 @@ describe('dashboard security: signed-in checks', () => {
           },
         );
         assert.equal(res.statusCode, 403, `${path} with token ${csrf}: ${res.statusCode}`);
-        assert.equal(await snapshot(t.services), before, `${path} with token ${csrf} changed something`);
+        assert.equal(await snapshot(t.store), before, `${path} with token ${csrf} changed something`);
       }
     }
     // The session survived every refused sign-out.

@@ -103,7 +103,7 @@ describe('dashboard: workspace settings', () => {
     assert.match((await browser.get(PAGE)).body, /Workspace renamed to “Globex”/);
     assert.equal((await settingsOf(ws.workspaceId)).name, 'Globex');
     assert.equal((await api.send({ phone: '+61491570003', channel: 'sms' })).statusCode, 201);
-    const [message] = await listOutbox(t.services.store.db, { to: '+61491570003', limit: 1 });
+    const [message] = await listOutbox(t.store.db, { to: '+61491570003', limit: 1 });
     assert.match(message?.body ?? '', /Globex/);
 
     const bad = await browser.post(`${PAGE}/name`, { name: 'globex.com' });

@@ -146,7 +146,7 @@ describe('dashboard: verifications log and detail', () => {
       // Rows written directly: the send limits are not what this test is about. Two share a creation time.
       const id = `ver_page${String(i).padStart(20, '0')}`;
       ids.push(id);
-      await insertVerification(t.services.store.db, {
+      await insertVerification(t.store.db, {
         id,
         workspace_id: ws.workspaceId,
         phone: `+614123460${String(i).padStart(2, '0')}`,

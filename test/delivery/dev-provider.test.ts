@@ -33,7 +33,7 @@ describe('development provider (fake clock)', () => {
   });
   after(() => t.close());
 
-  const outboxTo = (to: string) => listOutbox(t.services.store.db, { to, limit: 100 });
+  const outboxTo = (to: string) => listOutbox(t.store.db, { to, limit: 100 });
 
   test('any other number: delivered (201 pending, delivery.ok true, message in the outbox)', async () => {
     const phone = '+61412360001';
@@ -169,7 +169,7 @@ describe('development provider (fake clock)', () => {
     assert.equal(message.body.split(spoken).length - 1, 2, 'the code is read digit by digit, twice');
     assert.match(message.body, /\[hangs up\]\s*$/, 'then the call hangs up');
     // The SSML a text-to-speech engine gets is kept beside it.
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('outbox_messages')
       .select('markup')
       .where('id', '=', message.id)
@@ -193,7 +193,7 @@ describe('development provider (fake clock)', () => {
       assert.equal((await global.send({ phone })).statusCode, 201, phone);
       const [message] = await outboxTo(phone);
       assert.ok(message, phone);
-      const row = await t.services.store.db
+      const row = await t.store.db
         .selectFrom('outbox_messages')
         .select('markup')
         .where('id', '=', message.id)
@@ -209,23 +209,23 @@ describe('development provider (fake clock)', () => {
       clock.advance(1000);
       ids.push(String(json(await api.send({ phone, channel: i % 2 ? 'sms' : 'voice' })).id));
     }
-    const all = await listOutbox(t.services.store.db, { to: phone });
+    const all = await listOutbox(t.store.db, { to: phone });
     assert.deepEqual(
       all.map((m) => m.verification_id),
       [...ids].reverse(),
       'newest first',
     );
-    const two = await listOutbox(t.services.store.db, { to: phone, limit: 2 });
+    const two = await listOutbox(t.store.db, { to: phone, limit: 2 });
     assert.deepEqual(
       two.map((m) => m.verification_id),
       [ids[3], ids[2]],
     );
-    const national = await listOutbox(t.services.store.db, { to: '+61 412 360 005', limit: 1 });
+    const national = await listOutbox(t.store.db, { to: '+61 412 360 005', limit: 1 });
     assert.equal(national[0]?.verification_id, ids[3]);
     // Without `to`: every number, newest first.
-    const [newest] = await listOutbox(t.services.store.db, { limit: 1 });
+    const [newest] = await listOutbox(t.store.db, { limit: 1 });
     assert.equal(newest?.verification_id, ids[3]);
-    const many = await listOutbox(t.services.store.db, { limit: 50 });
+    const many = await listOutbox(t.store.db, { limit: 50 });
     const times = many.map((m) => Date.parse(m.created_at));
     assert.deepEqual(
       times,
@@ -240,7 +240,7 @@ describe('development provider (fake clock)', () => {
 
   test('listOutbox: a limit outside 1..1000 is refused', async () => {
     for (const limit of [0, -1, 1.5, OUTBOX_MAX_LIMIT + 1]) {
-      await assert.rejects(listOutbox(t.services.store.db, { limit }), (err: unknown) => {
+      await assert.rejects(listOutbox(t.store.db, { limit }), (err: unknown) => {
         assert.ok(err instanceof AppError);
         assert.equal(err.code, 'invalid_request');
         return true;
@@ -252,7 +252,7 @@ describe('development provider (fake clock)', () => {
     const phone = '+61412360006';
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(String(json(await api.send({ phone })).id));
-    const all = await listOutbox(t.services.store.db, { to: phone });
+    const all = await listOutbox(t.store.db, { to: phone });
     assert.deepEqual(
       all.map((m) => m.verification_id),
       [...ids].reverse(),

@@ -60,7 +60,7 @@ describe('durable delivery', () => {
   /** The services of a second process on the same database: its own dispatcher, leases and timers. */
   const anotherProcess = () =>
     createServices({
-      store: t.services.store,
+      store: t.store,
       secret: TEST_SECRET,
       clock,
       publicUrl: TEST_PUBLIC_URL,
@@ -85,13 +85,12 @@ describe('durable delivery', () => {
   }
   const read = async (id: string) => json<Verification>(await api.get(id));
   const codeIn = (body: string | null | undefined) => /(\d{6})$/.exec(body ?? '')?.[1];
-  const kinds = async (id: string) =>
-    (await listEvents(t.services.store.db, workspaceId, id)).map((e) => e.kind);
+  const kinds = async (id: string) => (await listEvents(t.store.db, workspaceId, id)).map((e) => e.kind);
 
   test('a send commits its job; a hand-over at the first attempt deletes it (and the sealed code with it)', async () => {
     const v = await send({ phone: nextPhone() });
     assert.equal(v.delivery.ok, true);
-    assert.equal(await findJob(t.services.store.db, v.id), undefined);
+    assert.equal(await findJob(t.store.db, v.id), undefined);
   });
 
   test('a 503, then the retry after the backoff hands over the same code; the response said pending', async () => {
@@ -117,7 +116,7 @@ describe('durable delivery', () => {
     assert.match(after.delivery.provider_id ?? '', /^SM/);
     assert.equal(after.delivery.error_message, null);
     assert.deepEqual(await kinds(v.id), ['created', 'retry_scheduled', 'handed_over']);
-    assert.equal(await findJob(t.services.store.db, v.id), undefined);
+    assert.equal(await findJob(t.store.db, v.id), undefined);
     const check = json(await api.check({ verification_id: v.id, code: codeIn(second) }));
     assert.equal(check.verified, true);
   });
@@ -125,7 +124,7 @@ describe('durable delivery', () => {
   test('429 with Retry-After: the next attempt waits at least that long', async () => {
     twilio.reply({ kind: 'rate_limited', retryAfter: '20' });
     const v = await send({ phone: nextPhone() });
-    assert.equal((await findJob(t.services.store.db, v.id))?.next_attempt_at, clock.now() + 20_000);
+    assert.equal((await findJob(t.store.db, v.id))?.next_attempt_at, clock.now() + 20_000);
     clock.advance(19_999);
     assert.equal(await t.services.dispatcher.runDue(), 0);
     clock.advance(1);
@@ -201,7 +200,7 @@ describe('durable delivery', () => {
     const v = await send({ phone: nextPhone() });
     assert.equal(v.status, 'undelivered');
     assert.equal(v.delivery.error_code, 'destination_rejected');
-    assert.equal(await findJob(t.services.store.db, v.id), undefined);
+    assert.equal(await findJob(t.store.db, v.id), undefined);
     clock.advance(60_000);
     await t.services.dispatcher.runDue();
     assert.equal(twilio.requests.length, 1);
@@ -212,8 +211,8 @@ describe('durable delivery', () => {
     twilio.reply(...Array.from({ length: 8 }, () => ({ kind: 'server_error', status: 503 }) as const));
     const v = await send({ phone: nextPhone(), ttl_seconds: 60 });
     const expiresAt = Date.parse(v.expires_at);
-    while (await findJob(t.services.store.db, v.id)) {
-      const job = await findJob(t.services.store.db, v.id);
+    while (await findJob(t.store.db, v.id)) {
+      const job = await findJob(t.store.db, v.id);
       assert.ok(job && job.next_attempt_at < expiresAt, 'no attempt is scheduled at or past expiry');
       clock.set(job.next_attempt_at);
       await t.services.dispatcher.runDue();
@@ -237,8 +236,8 @@ describe('durable delivery', () => {
     await send({ phone });
     clock.advance(60_000);
     await t.services.dispatcher.runDue();
-    assert.equal(await findJob(t.services.store.db, canceled.id), undefined);
-    assert.equal(await findJob(t.services.store.db, superseded.id), undefined);
+    assert.equal(await findJob(t.store.db, canceled.id), undefined);
+    assert.equal(await findJob(t.store.db, superseded.id), undefined);
     // Two failed first attempts and the newer code's hand-over; nothing after.
     assert.equal(twilio.requests.length, 3);
   });
@@ -246,10 +245,10 @@ describe('durable delivery', () => {
   test('the sweep deletes the job of a code canceled while its retry waited, before the retry is due', async () => {
     twilio.reply({ kind: 'server_error', status: 503 });
     const v = await send({ phone: nextPhone() });
-    assert.ok(await findJob(t.services.store.db, v.id));
+    assert.ok(await findJob(t.store.db, v.id));
     await api.cancel(v.id);
     assert.equal(await t.services.dispatcher.dropUnwanted(), 1);
-    assert.equal(await findJob(t.services.store.db, v.id), undefined, 'its sealed code is gone at once');
+    assert.equal(await findJob(t.store.db, v.id), undefined, 'its sealed code is gone at once');
   });
 
   test('the send answers at its deadline while the carrier is slow; the hand-over completes after', async () => {

@@ -84,7 +84,7 @@ describe('sends routed to carrier accounts', () => {
       assert.equal(v.status, 'pending');
       assert.equal(v.delivery.ok, true);
       assert.match(v.delivery.provider_id ?? '', /^SM[0-9a-f]{32}$/);
-      const row = await t.services.store.db
+      const row = await t.store.db
         .selectFrom('verifications')
         .select(['delivery_provider', 'provider_id'])
         .where('id', '=', v.id)
@@ -120,7 +120,7 @@ describe('sends routed to carrier accounts', () => {
         /^Not handed over yet: attempt 1 failed \(the twilio provider/,
       );
       assert.equal(v.delivery.error_message?.includes(TWILIO.authToken), false);
-      const job = await findJob(t.services.store.db, v.id);
+      const job = await findJob(t.store.db, v.id);
       assert.equal(job?.attempts, 1);
     });
   });
@@ -215,7 +215,7 @@ describe('sends routed to carrier accounts', () => {
         v.delivery.error_message ?? '',
         /Not handed over yet: attempt 1 failed \(the vonage provider/,
       );
-      assert.equal((await findJob(t.services.store.db, v.id))?.attempts, 1);
+      assert.equal((await findJob(t.store.db, v.id))?.attempts, 1);
     });
   });
 

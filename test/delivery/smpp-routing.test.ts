@@ -76,7 +76,7 @@ describe('sends routed to an SMPP account', () => {
     assert.equal(v.status, 'pending');
     assert.equal(v.delivery.ok, true);
     assert.equal(v.delivery.provider_id, submit.messageId);
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('verifications')
       .select(['delivery_provider', 'provider_id'])
       .where('id', '=', v.id)
@@ -104,10 +104,10 @@ describe('sends routed to an SMPP account', () => {
     assert.equal(failed.delivery.error_code, 'delivery_failed');
     assert.match(failed.delivery.error_message ?? '', /SMPP 001: UNDELIV/);
 
-    const events = await listEvents(t.services.store.db, acme.workspaceId, v.id);
+    const events = await listEvents(t.store.db, acme.workspaceId, v.id);
     assert.equal(await smsc.receipt({ messageId, stat: 'UNDELIV', err: '001' }), 0);
     assert.deepEqual(await read(acme.api, v.id), failed);
-    assert.deepEqual(await listEvents(t.services.store.db, acme.workspaceId, v.id), events);
+    assert.deepEqual(await listEvents(t.store.db, acme.workspaceId, v.id), events);
   });
 
   test('a receipt with stat:DELIVRD leaves the code pending', async () => {
@@ -192,7 +192,7 @@ describe('sends routed to an SMPP account', () => {
     await send(api, '+61412345191');
     const session = (await smsc.state()).submits.at(-1)?.sessionId;
     assert.ok(session !== undefined);
-    const [number] = await listNumbers(s.store.db, ws.id);
+    const [number] = await listNumbers(t.store.db, ws.id);
     assert.ok(number);
     await s.carriers.setNumberCarrier(ws.id, number.id, null);
     await s.carriers.removeAccount(ws.id, account.id);
@@ -204,7 +204,8 @@ describe('sends routed to an SMPP account', () => {
   });
 
   test('a router built without an SMPP gateway refuses SMPP accounts clearly, sending nothing', async () => {
-    const { carriers, devProvider, store } = t.services;
+    const { carriers, devProvider } = t.services;
+    const { store } = t;
     const router = createProviderRouter({ carriers, devProvider, publicUrl: TEST_PUBLIC_URL });
     const [number] = await listNumbers(store.db, acme.workspaceId);
     assert.ok(number?.carrier_id);

@@ -206,7 +206,7 @@ describe('carrier status callbacks', () => {
     const phone = `+614123470${String(phoneSeq).padStart(2, '0')}`;
     const v = await sendOk(ws.api, { phone, channel: 'sms' });
     // Sent through the development provider; the carrier's id is what a carrier send would have kept.
-    await services.store.db
+    await handle.store.db
       .updateTable('verifications')
       .set({ provider_id: providerId })
       .where('id', '=', v.id)
@@ -215,7 +215,7 @@ describe('carrier status callbacks', () => {
   }
 
   const row = (id: string) =>
-    services.store.db
+    handle.store.db
       .selectFrom('verifications')
       .select(['status', 'error_code', 'error_message'])
       .where('id', '=', id)
@@ -247,7 +247,7 @@ describe('carrier status callbacks', () => {
         assert.equal(after.status, 'undelivered');
         assert.equal(after.error_code, 'delivery_failed');
         assert.match(after.error_message ?? '', new RegExp(carrier.code));
-        const events = await listEvents(services.store.db, ws.workspaceId, v.id);
+        const events = await listEvents(handle.store.db, ws.workspaceId, v.id);
         const failures = events.filter((e) => e.kind === 'delivery_failed');
         assert.equal(failures.length, 1);
         assert.equal(failures[0]?.detail.provider_id, providerId);
@@ -300,7 +300,7 @@ describe('carrier status callbacks', () => {
         assert.equal((await send(ws.accountId, carrier.failed(providerId))).statusCode, 204);
         assert.equal((await send(ws.accountId, carrier.delivered(providerId))).statusCode, 204);
         assert.deepEqual(await row(v.id), first);
-        const events = await listEvents(services.store.db, ws.workspaceId, v.id);
+        const events = await listEvents(handle.store.db, ws.workspaceId, v.id);
         assert.equal(events.filter((e) => e.kind === 'delivery_failed').length, 1);
       });
 
@@ -313,7 +313,7 @@ describe('carrier status callbacks', () => {
         );
         for (const res of copies) assert.equal(res.statusCode, 204);
         assert.equal((await row(v.id)).status, 'undelivered');
-        const events = await listEvents(services.store.db, ws.workspaceId, v.id);
+        const events = await listEvents(handle.store.db, ws.workspaceId, v.id);
         assert.equal(events.filter((e) => e.kind === 'delivery_failed').length, 1);
       });
 
@@ -336,7 +336,7 @@ describe('carrier status callbacks', () => {
         assert.equal((await send(ws.accountId, carrier.failed(providerId))).statusCode, 204);
         assert.equal((await row(v.id)).status, 'verified');
         // The late failure is still on the timeline, for support.
-        const events = await listEvents(services.store.db, ws.workspaceId, v.id);
+        const events = await listEvents(handle.store.db, ws.workspaceId, v.id);
         const late = events.find((e) => e.kind === 'delivery_failed');
         assert.equal(late?.detail.status, 'verified');
       });

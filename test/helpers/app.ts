@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
-import { listOutbox } from '../../src/delivery/outbox.js';
 import { createServices, type DeliveryOptions, type Services } from '../../src/services.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase } from './database.js';
@@ -18,6 +17,8 @@ export const TEST_PUBLIC_URL = 'http://127.0.0.1';
 export interface TestApp {
   app: FastifyInstance;
   services: Services;
+  /** The app's store, for tests that read or arrange tables directly (services never expose it). */
+  store: Store;
   dir: string;
   databaseUrl: string;
   close(): Promise<void>;
@@ -75,6 +76,7 @@ export async function createTestApp(
   return {
     app,
     services,
+    store,
     dir,
     databaseUrl,
     async close() {
@@ -128,7 +130,7 @@ export type Client = ReturnType<typeof client>;
 
 /** The code of the newest message to a number, read from the development outbox as a person would. */
 export async function codeFor(services: Services, phone: string): Promise<string> {
-  const [message] = await listOutbox(services.store.db, { to: phone, limit: 1 });
+  const [message] = await services.outbox.list({ to: phone, limit: 1 });
   if (!message) throw new Error(`no message to ${phone}`);
   const digits =
     message.channel === 'sms'

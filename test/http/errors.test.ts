@@ -419,7 +419,7 @@ describe('api-decisions: errors and wire format', () => {
     }
 
     test('the foreign verification is untouched by those attempts', async () => {
-      const v = await t.services.store.db
+      const v = await t.store.db
         .selectFrom('verifications')
         .select(['status', 'attempts'])
         .where('id', '=', foreignId)
@@ -474,7 +474,7 @@ describe('api-decisions: errors and wire format', () => {
       const broken = await createTestApp();
       try {
         const ws = await seedWorkspace(broken.services, { name: 'Broken' });
-        await broken.services.store.db.destroy();
+        await broken.store.db.destroy();
         const res = await client(broken.app, ws.key).ping();
         const problem = assertProblem(res, 500, 'internal_error');
         assert.doesNotMatch(res.body, /destroy|kysely|sqlite|stack|\.ts\b|\bat /i);

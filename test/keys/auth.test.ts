@@ -122,14 +122,14 @@ describe('spec 5 authentication', () => {
     });
 
     test('a missing key creates nothing', async () => {
-      const before = await t.services.store.db.selectFrom('verifications').select('id').execute();
+      const before = await t.store.db.selectFrom('verifications').select('id').execute();
       await t.app.inject({
         method: 'POST',
         url: '/v1/otp/send',
         headers: { 'content-type': 'application/json' },
         payload: JSON.stringify({ phone: '+61412346004' }),
       });
-      const after = await t.services.store.db.selectFrom('verifications').select('id').execute();
+      const after = await t.store.db.selectFrom('verifications').select('id').execute();
       assert.equal(after.length, before.length);
     });
   });
@@ -183,7 +183,7 @@ describe('spec 5 authentication', () => {
 
     test('a revoked key is 401 invalid_api_key', async () => {
       const k = await t.services.keys.createKey({ workspaceId, name: 'revoked' });
-      await t.services.keys.revokeKey(k.id);
+      await t.services.keys.revokeKey(workspaceId, k.id);
       assertProblem(await bearer(k.key), 401, 'invalid_api_key');
       assertProblem(await ping({ 'x-api-key': k.key }), 401, 'invalid_api_key');
     });
@@ -199,7 +199,7 @@ describe('spec 5 authentication', () => {
 
     test('unknown, revoked and expired keys get byte-identical bodies, request_id aside', async () => {
       const revoked = await t.services.keys.createKey({ workspaceId, name: 'r' });
-      await t.services.keys.revokeKey(revoked.id);
+      await t.services.keys.revokeKey(workspaceId, revoked.id);
       const expired = await t.services.keys.createKey({ workspaceId, name: 'e', expiresInSeconds: 1 });
       clock.advance(1_000);
       const responses = [await bearer(generateKey()), await bearer(revoked.key), await bearer(expired.key)];
@@ -216,7 +216,7 @@ describe('spec 5 authentication', () => {
 
     test('the same response for all three on /v1/otp/send too', async () => {
       const revoked = await t.services.keys.createKey({ workspaceId, name: 'r2' });
-      await t.services.keys.revokeKey(revoked.id);
+      await t.services.keys.revokeKey(workspaceId, revoked.id);
       const expired = await t.services.keys.createKey({ workspaceId, name: 'e2', expiresInSeconds: 1 });
       clock.advance(1_000);
       const responses = [];
@@ -236,7 +236,7 @@ describe('spec 5 authentication', () => {
       const api = client(t.app, k.key);
       assert.equal((await api.ping()).statusCode, 200);
       assert.equal((await api.send({ phone: '+61412346007' })).statusCode, 201);
-      await t.services.keys.revokeKey(k.id);
+      await t.services.keys.revokeKey(workspaceId, k.id);
       assertProblem(await api.ping(), 401, 'invalid_api_key');
       assertProblem(await api.send({ phone: '+61412346008' }), 401, 'invalid_api_key');
     });
@@ -246,7 +246,7 @@ describe('spec 5 authentication', () => {
       const fresh = await t.services.keys.createKey({ workspaceId, name: 'new' });
       assert.equal((await bearer(old.key)).statusCode, 200);
       assert.equal((await bearer(fresh.key)).statusCode, 200);
-      await t.services.keys.revokeKey(old.id);
+      await t.services.keys.revokeKey(workspaceId, old.id);
       assertProblem(await bearer(old.key), 401, 'invalid_api_key');
       const res = await bearer(fresh.key);
       assert.equal(res.statusCode, 200);
@@ -306,14 +306,14 @@ describe('spec 5 authentication', () => {
       const otpKey = await t.services.keys.createKey({ workspaceId: noScopeWorkspace, name: 'otp reader' });
       const reader = client(t.app, otpKey.key);
       const denied = client(t.app, noScopeKey);
-      const sendsBefore = await t.services.store.db.selectFrom('verifications').select('id').execute();
+      const sendsBefore = await t.store.db.selectFrom('verifications').select('id').execute();
       assert.equal((await denied.send({ phone: '+61412346010' })).statusCode, 403);
       assert.equal(
         (await denied.check({ verification_id: otpVerificationId, code: '000000' })).statusCode,
         403,
       );
       assert.equal((await denied.cancel(otpVerificationId)).statusCode, 403);
-      const sendsAfter = await t.services.store.db.selectFrom('verifications').select('id').execute();
+      const sendsAfter = await t.store.db.selectFrom('verifications').select('id').execute();
       assert.equal(sendsAfter.length, sendsBefore.length);
       const v = json(await reader.get(otpVerificationId));
       assert.equal(v.status, 'pending');
@@ -335,7 +335,7 @@ describe('spec 5 authentication', () => {
     test('ping creates no verification, sends no message and spends no send allowance', async () => {
       const ws = await seedWorkspace(t.services, { name: 'Ping Co' });
       const api = client(t.app, ws.key);
-      const db = t.services.store.db;
+      const db = t.store.db;
       const count = async () => ({
         verifications: (await db.selectFrom('verifications').select('id').execute()).length,
         outbox: (await db.selectFrom('outbox_messages').select('id').execute()).length,

@@ -108,7 +108,7 @@ describe('key service: create, list, revoke (spec 5)', () => {
   test('only a hash is stored: the api_keys row holds the SHA-256, never the key text', async () => {
     const ws = await newWorkspace();
     const created = await t.services.keys.createKey({ workspaceId: ws, name: 'hashed' });
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('api_keys')
       .selectAll()
       .where('id', '=', created.id)
@@ -127,7 +127,7 @@ describe('key service: create, list, revoke (spec 5)', () => {
     const b = await t.services.keys.createKey({ workspaceId: ws, name: 'b' });
     const c = await t.services.keys.createKey({ workspaceId: ws, name: 'c', expiresInSeconds: 60 });
     await t.services.keys.createKey({ workspaceId: other, name: 'elsewhere' });
-    await t.services.keys.revokeKey(b.id);
+    await t.services.keys.revokeKey(ws, b.id);
     clock.advance(60_000);
     const list = await t.services.keys.listKeys(ws);
     assert.deepEqual(Object.fromEntries(list.map((k) => [k.id, k.status])), {
@@ -147,17 +147,40 @@ describe('key service: create, list, revoke (spec 5)', () => {
     const ws = await newWorkspace();
     const created = await t.services.keys.createKey({ workspaceId: ws, name: 'to revoke' });
     const revokedAt = new Date(clock.now()).toISOString();
-    const revoked = await t.services.keys.revokeKey(created.id);
+    const revoked = await t.services.keys.revokeKey(ws, created.id);
     assert.equal(revoked.status, 'revoked');
     assert.equal(revoked.revoked_at, revokedAt);
     clock.advance(5_000);
-    const again = await t.services.keys.revokeKey(created.id);
+    const again = await t.services.keys.revokeKey(ws, created.id);
     assert.equal(again.status, 'revoked');
     assert.equal(again.revoked_at, revokedAt, 'a second revoke keeps the first revocation time');
   });
 
   test('revokeKey of an unknown id is not_found', async () => {
-    await assert.rejects(t.services.keys.revokeKey('key_000000000000000000000000'), isAppError('not_found'));
+    const ws = await newWorkspace();
+    await assert.rejects(
+      t.services.keys.revokeKey(ws, 'key_000000000000000000000000'),
+      isAppError('not_found'),
+    );
+  });
+
+  test("revokeKey of another workspace's key is not_found and leaves it active", async () => {
+    const mine = await newWorkspace();
+    const theirs = await newWorkspace('Other Co');
+    const key = await t.services.keys.createKey({ workspaceId: theirs, name: 'theirs' });
+    await assert.rejects(t.services.keys.revokeKey(mine, key.id), isAppError('not_found'));
+    const [listed] = await t.services.keys.listKeys(theirs);
+    assert.equal(listed?.status, 'active');
+  });
+
+  test('workspaceOfKey names the workspace of a key; an unknown id is not_found', async () => {
+    const ws = await newWorkspace();
+    const key = await t.services.keys.createKey({ workspaceId: ws, name: 'whose' });
+    assert.equal(await t.services.keys.workspaceOfKey(key.id), ws);
+    await assert.rejects(
+      t.services.keys.workspaceOfKey('key_000000000000000000000000'),
+      isAppError('not_found'),
+    );
   });
 
   test('authenticate: the key resolves to its workspace, name and scopes; revoked/expired/unknown do not', async () => {
@@ -171,7 +194,7 @@ describe('key service: create, list, revoke (spec 5)', () => {
     clock.advance(120_000);
     await assert.rejects(t.services.keys.authenticate(created.key), isAppError('invalid_api_key'));
     const other = await t.services.keys.createKey({ workspaceId: ws, name: 'auth2' });
-    await t.services.keys.revokeKey(other.id);
+    await t.services.keys.revokeKey(ws, other.id);
     await assert.rejects(t.services.keys.authenticate(other.key), isAppError('invalid_api_key'));
     await assert.rejects(t.services.keys.authenticate('pv_live_nope'), isAppError('malformed_api_key'));
   });
@@ -228,7 +251,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
       t.services.keys.createKey({ workspaceId: ws, name: 'k26' }),
       isAppError('key_limit_reached'),
     );
-    await t.services.keys.revokeKey(keys[3]?.id ?? '');
+    await t.services.keys.revokeKey(ws, keys[3]?.id ?? '');
     const created = await t.services.keys.createKey({ workspaceId: ws, name: 'replacement' });
     assert.equal(created.status, 'active');
     assert.equal(await activeCount(ws), 25);
@@ -287,7 +310,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
     const created = await t.services.keys.createKey({ workspaceId: ws, name: 'on disk' });
     const secret = created.key.slice(KEY_PREFIX.length + 4);
     // Every row of every table, on either store: the key's random part appears in none.
-    const db = t.services.store.db;
+    const db = t.store.db;
     for (const table of [
       'workspaces',
       'workspace_numbers',
@@ -305,7 +328,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
       const bytes = readFileSync(join(t.dir, file));
       assert.equal(bytes.includes(secret), false, `${file} holds the key text`);
     }
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('api_keys')
       .select('key_hash')
       .where('id', '=', created.id)

@@ -39,7 +39,7 @@ function assertRateLimited(res: LightMyRequestResponse, expectedRetryAfter?: num
 }
 
 async function setRequestLimit(t: TestApp, workspaceId: string, limit: number) {
-  await t.services.store.db
+  await t.store.db
     .updateTable('workspaces')
     .set({ request_limit_per_minute: limit })
     .where('id', '=', workspaceId)
@@ -71,7 +71,7 @@ describe('request limit per workspace per minute', () => {
 
   test('the default limit is generous: request_limit_per_minute is 6000 for a new workspace', async () => {
     const ws = await seedWorkspace(t.services, { name: 'Default' });
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('workspaces')
       .select('request_limit_per_minute')
       .where('id', '=', ws.workspaceId)
@@ -120,7 +120,7 @@ describe('request limit per workspace per minute', () => {
     assert.equal((await api.ping()).statusCode, 200);
     assert.equal((await api.send({ phone })).statusCode, 429);
     assert.equal((await api.check({ verification_id: id, code })).statusCode, 429);
-    const rows = await t.services.store.db
+    const rows = await t.store.db
       .selectFrom('verifications')
       .select(['id', 'status', 'attempts'])
       .where('workspace_id', '=', ws.workspaceId)

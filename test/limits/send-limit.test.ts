@@ -52,7 +52,7 @@ describe('send limit: 5 sends per number per 10 minutes per workspace', () => {
 
   const countRows = async (phone: string, ws = workspaceId) =>
     (
-      await t.services.store.db
+      await t.store.db
         .selectFrom('verifications')
         .select('id')
         .where('workspace_id', '=', ws)
@@ -157,12 +157,12 @@ describe('send limit: 5 sends per number per 10 minutes per workspace', () => {
       lastId = String(json(res).id);
     }
     const code = await codeFor(t.services, phone);
-    const outboxBefore = await listOutbox(t.services.store.db, { to: phone, limit: 100 });
+    const outboxBefore = await listOutbox(t.store.db, { to: phone, limit: 100 });
 
     assertRateLimited(await api.send({ phone }));
 
     assert.equal(await countRows(phone), 5, 'no verification is created');
-    assert.deepEqual(await listOutbox(t.services.store.db, { to: phone, limit: 100 }), outboxBefore);
+    assert.deepEqual(await listOutbox(t.store.db, { to: phone, limit: 100 }), outboxBefore);
     const read = json(await api.get(lastId));
     assert.equal(read.status, 'pending', 'the pending verification is not superseded');
     assert.equal(read.attempts, 0);
@@ -171,7 +171,7 @@ describe('send limit: 5 sends per number per 10 minutes per workspace', () => {
   });
 
   test('the workspace carries the limit: 5 sends in a 600 s window by default', async () => {
-    const ws = await t.services.store.db
+    const ws = await t.store.db
       .selectFrom('workspaces')
       .select(['send_limit', 'send_window_seconds'])
       .where('id', '=', workspaceId)

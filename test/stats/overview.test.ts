@@ -34,7 +34,7 @@ describe('stats: overview queries', () => {
   }
 
   const overview = (clock: FakeClock, workspaceId: string, name: 'day' | 'week') =>
-    loadOverview(t.services.store.db, workspaceId, periodEndingAt(name, clock.now()));
+    loadOverview(t.store.db, workspaceId, periodEndingAt(name, clock.now()));
 
   test('the last day: per-hour buckets, totals, channels, countries, median; other workspaces excluded', async () => {
     const { clock, ws, send, verify } = await setUp();
@@ -154,7 +154,7 @@ describe('stats: overview queries', () => {
     await send('2026-11-21T08:00:00.000Z', '+61412345631', 'sms');
     const oldAu = await send('2026-11-21T08:01:00.000Z', '+61412345632', 'sms');
     const oldCa = await send('2026-11-21T08:02:00.000Z', '+14165550123', 'voice');
-    await t.services.store.db
+    await t.store.db
       .updateTable('verifications')
       .set({ country: null })
       .where('id', 'in', [oldAu, oldCa])

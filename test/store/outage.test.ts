@@ -11,7 +11,6 @@ import SQLite from 'better-sqlite3';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
-import { listOutbox } from '../../src/delivery/outbox.js';
 import { createServices, type Services } from '../../src/services.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { isDatabaseUnavailable } from '../../src/store/unavailable.js';
@@ -219,7 +218,7 @@ async function assemble(options: {
 }
 
 async function codeOf(services: Services, phone: string): Promise<string> {
-  const [message] = await listOutbox(services.store.db, { to: phone, limit: 1 });
+  const [message] = await services.outbox.list({ to: phone, limit: 1 });
   const code = /(\d+)\s*$/.exec(message?.body ?? '')?.[1] ?? '';
   assert.equal(code.length, 6, `a six-digit code in the outbox message to ${phone}`);
   return code;

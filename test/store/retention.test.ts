@@ -34,7 +34,7 @@ describe('retention', () => {
   ) =>
     Number(
       (
-        await t.services.store.db
+        await t.store.db
           .selectFrom(table)
           .select((eb) => eb.fn.countAll().as('n'))
           .executeTakeFirstOrThrow()
@@ -71,10 +71,7 @@ describe('retention', () => {
     assert.equal(await count('verifications'), 1);
     assert.equal(await count('outbox_messages'), 1, 'the old messages went with them');
     assert.equal(await count('phone_locks'), 1, 'only the recent number keeps its lock row');
-    const events = await t.services.store.db
-      .selectFrom('verification_events')
-      .select('verification_id')
-      .execute();
+    const events = await t.store.db.selectFrom('verification_events').select('verification_id').execute();
     assert.ok(events.length > 0, 'the recent verification keeps its timeline');
     assert.deepEqual(
       [...new Set(events.map((e) => e.verification_id))],
@@ -113,7 +110,7 @@ describe('retention', () => {
     const sweepers = [
       t.services,
       ...[1, 2].map(() =>
-        createServices({ store: t.services.store, secret: TEST_SECRET, clock, publicUrl: TEST_PUBLIC_URL }),
+        createServices({ store: t.store, secret: TEST_SECRET, clock, publicUrl: TEST_PUBLIC_URL }),
       ),
     ];
     const results = await Promise.all(sweepers.map((s) => s.retention.prune()));

@@ -37,7 +37,7 @@ describe('verification timeline events', () => {
 
   /** A number used by one test only ("+614123480NN"). */
   const freshNumber = () => `+6141234${String(8000 + ++numberSeq)}`;
-  const eventsOf = (id: string): Promise<TimelineEvent[]> => listEvents(t.services.store.db, workspaceId, id);
+  const eventsOf = (id: string): Promise<TimelineEvent[]> => listEvents(t.store.db, workspaceId, id);
   const kindsOf = async (id: string) => (await eventsOf(id)).map((e) => e.kind);
   const detailOf = async (id: string, kind: string) =>
     (await eventsOf(id)).find((e) => e.kind === kind)?.detail;
@@ -192,7 +192,7 @@ describe('verification timeline events', () => {
       // The statement itself: of many concurrent persists exactly one reports that it changed the row.
       const { v } = await fresh({ ttl_seconds: 60 });
       clock.set(Date.parse(v.expires_at));
-      const dbs = [t.services.store.db, second.services.store.db];
+      const dbs = [t.store.db, second.store.db];
       const changed = await Promise.all(
         Array.from({ length: 8 }, (_, i) => expireIfDue(dbs[i % 2] as Db, v.id, clock.now())),
       );
@@ -216,7 +216,7 @@ describe('verification timeline events', () => {
   test('another workspace reads none of the events', async () => {
     const { v } = await fresh();
     const other = await seedWorkspace(t.services, { name: 'Other' });
-    assert.deepEqual(await listEvents(t.services.store.db, other.workspaceId, v.id), []);
+    assert.deepEqual(await listEvents(t.store.db, other.workspaceId, v.id), []);
   });
 
   test('an event that cannot be written after the change is reported, never thrown', async () => {

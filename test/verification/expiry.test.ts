@@ -15,7 +15,7 @@ describe('api-decisions "Expiry" (spec §3 pending --time--> expired)', () => {
 
   /** The stored row, bypassing every read path of the service. */
   async function storedStatus(id: string): Promise<string> {
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('verifications')
       .select('status')
       .where('id', '=', id)

@@ -19,7 +19,7 @@ import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { acmeApp, assertProblem, refusedCheck, sendOk } from '../helpers/verification.js';
 
 async function lastMessage(t: TestApp, phone: string) {
-  const [message] = await listOutbox(t.services.store.db, { to: phone, limit: 1 });
+  const [message] = await listOutbox(t.store.db, { to: phone, limit: 1 });
   assert.ok(message, `a message to ${phone}`);
   return message;
 }
@@ -275,7 +275,7 @@ describe('spec §4 send field table', () => {
         '+61412345016',
       );
       // Nothing was sent for any rejected brand.
-      assert.deepEqual(await listOutbox(t.services.store.db, { to: '+61412345016', limit: 5 }), []);
+      assert.deepEqual(await listOutbox(t.store.db, { to: '+61412345016', limit: 5 }), []);
     });
   });
 
@@ -397,7 +397,7 @@ describe('spec §4 send field table', () => {
   test('the plaintext code is not stored: only its keyed hash, bound to the id', async () => {
     const v = await sendOk(api, { phone: '+61412345031' });
     const code = await codeFor(t.services, '+61412345031');
-    const row = await t.services.store.db
+    const row = await t.store.db
       .selectFrom('verifications')
       .selectAll()
       .where('id', '=', v.id)
@@ -463,7 +463,7 @@ describe('spec §4 send rule 1: a new send supersedes the pending verification o
     const phone = '+61412345044';
     const results = await Promise.all([1, 2, 3, 4, 5].map(() => api.send({ phone })));
     for (const res of results) assert.equal(res.statusCode, 201, res.body);
-    const rows = await t.services.store.db
+    const rows = await t.store.db
       .selectFrom('verifications')
       .select(['id', 'status'])
       .where('phone', '=', phone)
@@ -495,8 +495,8 @@ describe('spec §4 send rule 2: a channel the workspace cannot use is 409 naming
     );
     assert.equal(problem.reason, 'no_mobile_number');
     // No other channel was used instead, and no verification was created.
-    assert.deepEqual(await listOutbox(t.services.store.db, { to: '+61412345050', limit: 5 }), []);
-    const rows = await t.services.store.db
+    assert.deepEqual(await listOutbox(t.store.db, { to: '+61412345050', limit: 5 }), []);
+    const rows = await t.store.db
       .selectFrom('verifications')
       .select('id')
       .where('phone', '=', '+61412345050')

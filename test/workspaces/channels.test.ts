@@ -32,11 +32,7 @@ describe('channels', () => {
   }
 
   const verificationsOf = (workspaceId: string) =>
-    t.services.store.db
-      .selectFrom('verifications')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .execute();
+    t.store.db.selectFrom('verifications').selectAll().where('workspace_id', '=', workspaceId).execute();
 
   function assertChannelUnavailable(res: LightMyRequestResponse, reason: string) {
     assert.equal(res.statusCode, 409);
@@ -67,7 +63,7 @@ describe('channels', () => {
         const delivery = v.delivery as { from_number: string; channel: string };
         assert.equal(delivery.from_number, number);
         assert.equal(delivery.channel, 'voice');
-        const [message] = await listOutbox(t.services.store.db, { to: phone, limit: 1 });
+        const [message] = await listOutbox(t.store.db, { to: phone, limit: 1 });
         assert.equal(message?.verification_id, v.id);
         assert.equal(message?.channel, 'voice');
         assert.equal(message?.from, number);
@@ -90,7 +86,7 @@ describe('channels', () => {
       const v = json(res);
       assert.equal(v.channel, 'sms');
       assert.equal((v.delivery as { channel: string }).channel, 'sms');
-      const [message] = await listOutbox(t.services.store.db, { to: phone, limit: 1 });
+      const [message] = await listOutbox(t.store.db, { to: phone, limit: 1 });
       assert.equal(message?.channel, 'sms');
       assert.equal(message?.from, AU_MOBILE);
     });
@@ -118,12 +114,12 @@ describe('channels', () => {
       test(`409 channel_unavailable, reason no_mobile_number: sms from a workspace with ${label}; nothing is sent`, async () => {
         const ws = await workspaceWith(numbers.map((number) => ({ number })));
         const phone = '+61412370104';
-        const before = await listOutbox(t.services.store.db, { to: phone, limit: 1000 });
+        const before = await listOutbox(t.store.db, { to: phone, limit: 1000 });
         const res = await ws.api.send({ phone, channel: 'sms' });
         assertChannelUnavailable(res, 'no_mobile_number');
         assert.deepEqual(await verificationsOf(ws.workspaceId), [], 'no verification row');
         assert.deepEqual(
-          await listOutbox(t.services.store.db, { to: phone, limit: 1000 }),
+          await listOutbox(t.store.db, { to: phone, limit: 1000 }),
           before,
           'nothing in the outbox',
         );
@@ -147,7 +143,7 @@ describe('channels', () => {
         const res = await ws.api.send({ phone, channel });
         assertChannelUnavailable(res, 'no_sender_number');
         assert.deepEqual(await verificationsOf(ws.workspaceId), []);
-        assert.deepEqual(await listOutbox(t.services.store.db, { to: phone, limit: 10 }), []);
+        assert.deepEqual(await listOutbox(t.store.db, { to: phone, limit: 10 }), []);
       });
     }
   });
@@ -160,11 +156,7 @@ describe('channels', () => {
       assertChannelUnavailable(res, 'no_mobile_number');
       const rows = await verificationsOf(ws.workspaceId);
       assert.equal(rows.filter((r) => r.channel === 'voice').length, 0, 'no voice verification was created');
-      assert.deepEqual(
-        await listOutbox(t.services.store.db, { to: phone, limit: 10 }),
-        [],
-        'no call was made',
-      );
+      assert.deepEqual(await listOutbox(t.store.db, { to: phone, limit: 10 }), [], 'no call was made');
     });
 
     test('a rejected SMS hand-over stays an SMS: undelivered, no voice call instead', async () => {
@@ -179,7 +171,7 @@ describe('channels', () => {
         rows.map((r) => r.channel),
         ['sms'],
       );
-      assert.deepEqual(await listOutbox(t.services.store.db, { to: phone, limit: 10 }), []);
+      assert.deepEqual(await listOutbox(t.store.db, { to: phone, limit: 10 }), []);
     });
   });
 
@@ -197,7 +189,7 @@ describe('channels', () => {
       ] as const) {
         const v = json(await ws.api.send({ phone }));
         assert.equal((v.delivery as { from_number: string }).from_number, from, phone);
-        const [message] = await listOutbox(t.services.store.db, { to: phone, limit: 1 });
+        const [message] = await listOutbox(t.store.db, { to: phone, limit: 1 });
         assert.equal(message?.from, from, `outbox from for ${phone}`);
       }
     });

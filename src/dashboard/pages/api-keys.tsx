@@ -3,15 +3,15 @@
 // later page, because the service keeps nothing but its hash.
 import type { FastifyInstance } from 'fastify';
 import type { FC } from 'hono/jsx';
-import { AppError, invalidField } from '../../errors.js';
+import { invalidField } from '../../errors.js';
 import { SCOPES } from '../../keys/scopes.js';
 import { type CreatedKey, type KeyView, MAX_ACTIVE_KEYS } from '../../keys/service.js';
 import type { Services } from '../../services.js';
 import { ConfirmedAction } from '../components.js';
 import { type FormBody, field, fields, formError } from '../forms.js';
 import { BASE, Csrf, Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { type Page, renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
 
 const PATH = `${BASE}/settings/security/api-keys`;
@@ -244,7 +244,7 @@ function KeysPage(data: KeysPageData): Page {
   );
 }
 
-export function registerApiKeyPages(app: FastifyInstance, services: Services): void {
+export function registerApiKeyPages(app: FastifyInstance, services: Pick<Services, 'keys'>): void {
   const { keys } = services;
   const page = async (workspace: { id: string; name: string }, extra: Partial<KeysPageData> = {}) =>
     KeysPage({ workspaceName: workspace.name, keys: await keys.listKeys(workspace.id), ...extra });
@@ -283,10 +283,7 @@ export function registerApiKeyPages(app: FastifyInstance, services: Services): v
   app.post('/settings/security/api-keys/:id/revoke', async (request, reply) => {
     const workspace = workspaceOf(request);
     const { id } = request.params as { id: string };
-    // Only the session's workspace's keys: any other id is answered like an unknown one, and nothing changes.
-    const key = (await keys.listKeys(workspace.id)).find((k) => k.id === id);
-    if (!key) throw new AppError('not_found', 'There is no such API key in this workspace.');
-    await keys.revokeKey(key.id);
+    const key = await keys.revokeKey(workspace.id, id);
     setFlash(reply, { kind: 'ok', text: `API key “${key.name}” revoked: requests that use it now fail.` });
     return reply.redirect(PATH);
   });

@@ -5,8 +5,8 @@ import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { type FormBody, field, formError } from '../forms.js';
 import { BASE, Csrf, Layout } from '../layout.js';
-import { sessionOf } from '../plugin.js';
 import { type Page, renderPage } from '../render.js';
+import { sessionOf } from '../session.js';
 import { clearSessionCookie, setFlash, setSessionCookie } from '../session-cookie.js';
 
 /** Only paths inside the dashboard are followed after sign-in (no open redirect). */
@@ -97,7 +97,7 @@ function SignInPage(values: { email?: string; next?: string }, error?: string): 
 
 export function registerAuthPages(
   app: FastifyInstance,
-  services: Services,
+  services: Pick<Services, 'accounts'>,
   options: { secureCookies: boolean },
 ) {
   const { accounts } = services;

@@ -3,11 +3,11 @@
 // alone, same filter) every few seconds, so a code sent a moment ago appears without reloading.
 import type { FastifyInstance } from 'fastify';
 import type { Child, FC } from 'hono/jsx';
-import { listOutbox, type OutboxMessageView } from '../../delivery/outbox.js';
+import type { OutboxMessageView } from '../../delivery/outbox.js';
 import type { Services } from '../../services.js';
 import { BASE, Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 
 const SHOWN = 50;
 const REFRESH_MS = 3000;
@@ -98,9 +98,9 @@ export const MessageList: FC<{ messages: OutboxMessageView[]; filter: string }> 
   );
 };
 
-export function registerInboxPages(app: FastifyInstance, services: Services): void {
+export function registerInboxPages(app: FastifyInstance, services: Pick<Services, 'outbox'>): void {
   const load = (workspaceId: string, filter: string) =>
-    listOutbox(services.store.db, { workspaceId, toDigits: filter || undefined, limit: SHOWN });
+    services.outbox.list({ workspaceId, toDigits: filter || undefined, limit: SHOWN });
 
   app.get<{ Querystring: { to?: string } }>('/inbox', async (request, reply) => {
     const workspace = workspaceOf(request);

@@ -3,12 +3,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
-import { type Counts, loadOverview, type OverviewStats } from '../../stats/overview.js';
-import { HOUR_MS, type PeriodName, parsePeriodName, periodEndingAt } from '../../stats/period.js';
+import type { Counts, OverviewStats } from '../../stats/overview.js';
+import { HOUR_MS, type PeriodName, parsePeriodName } from '../../stats/period.js';
 import { type BarDatum, CategoryBarChart, type Series, TimeBarChart } from '../charts.js';
 import { BASE, Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 
 const PERIOD_LABELS: Record<PeriodName, string> = { day: 'Last 24 hours', week: 'Last 7 days' };
 
@@ -168,11 +168,11 @@ const Charts: FC<{ stats: OverviewStats }> = ({ stats }) => {
 
 const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
-export function registerOverviewPage(app: FastifyInstance, services: Services): void {
+export function registerOverviewPage(app: FastifyInstance, services: Pick<Services, 'overview'>): void {
   app.get<{ Querystring: { period?: string } }>('/', async (request, reply) => {
     const workspace = workspaceOf(request);
-    const period = periodEndingAt(parsePeriodName(request.query.period), services.clock.now());
-    const stats = await loadOverview(services.store.db, workspace.id, period);
+    const stats = await services.overview.load(workspace.id, parsePeriodName(request.query.period));
+    const { period } = stats;
     return renderPage(request, reply, (ctx) => (
       <Layout ctx={ctx} title="Overview">
         <div class="page-head">

@@ -5,8 +5,8 @@ import type { Services } from '../../services.js';
 import type { LimitName } from '../../workspaces/service.js';
 import { type FormBody, field, fields, formError } from '../forms.js';
 import { Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { type Page, renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
 import { type FormFailure, PATH, type Section, type SettingsData } from './settings-form.js';
 import { NumbersSection, TYPE_LABELS } from './settings-numbers.js';
@@ -31,7 +31,10 @@ function SettingsPage(data: SettingsData): Page {
   );
 }
 
-export function registerSettingsPages(app: FastifyInstance, services: Services): void {
+export function registerSettingsPages(
+  app: FastifyInstance,
+  services: Pick<Services, 'workspaces' | 'carriers'>,
+): void {
   const { workspaces } = services;
 
   const load = async (workspaceId: string, failure?: FormFailure): Promise<SettingsData> => ({
@@ -105,9 +108,8 @@ export function registerSettingsPages(app: FastifyInstance, services: Services):
   app.post('/settings/numbers/:id/remove', async (request, reply) => {
     const { id } = request.params as { id: string };
     return change(request, reply, { section: 'numbers', values: {} }, async (workspaceId) => {
-      const number = (await workspaces.listNumbers(workspaceId)).find((n) => n.id === id);
-      await workspaces.removeNumber({ workspaceId, numberId: id });
-      return `Number ${number?.number ?? id} removed.`;
+      const removed = await workspaces.removeNumber({ workspaceId, numberId: id });
+      return `Number ${removed.number} removed.`;
     });
   });
 

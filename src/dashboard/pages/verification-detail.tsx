@@ -2,6 +2,7 @@
 // user says the code never arrived". Another workspace's id is not found (the service scopes the read).
 import type { Child, FC } from 'hono/jsx';
 import type { TimelineEvent } from '../../timeline/timeline.js';
+import { diagnoseDelivery, type Finding } from '../../verification/diagnosis.js';
 import type { VerificationRecord } from '../../verification/service.js';
 import { Layout } from '../layout.js';
 import type { Page } from '../render.js';
@@ -81,94 +82,82 @@ const EVENT_TONE: Record<string, string> = {
   superseded: 'muted',
 };
 
-/** What support should check, from what the data says happened. */
-function supportChecklist(v: Verification, events: TimelineEvent[], now: number): Child[] {
-  const find = (kind: string) => events.find((e) => e.kind === kind);
-  const newer = find('superseded')?.detail.by ?? find('expired')?.detail.superseded_by;
-  const canceled = find('canceled');
-  const channel = v.channel === 'sms' ? 'SMS' : 'calls';
-  const notes: Child[] = [];
-  if (v.status === 'verified' && v.verified_at !== null) {
-    notes.push(
-      <>
-        The code arrived: the user entered it at <Time ms={v.verified_at} utc />, on attempt {v.attempts}.
-      </>,
-    );
-    return notes;
+/** One finding of the diagnosis, in words. */
+function describeFinding(f: Finding): Child {
+  switch (f.kind) {
+    case 'verified':
+      return (
+        <>
+          The code arrived: the user entered it at <Time ms={f.at} utc />, on attempt {f.attempts}.
+        </>
+      );
+    case 'carrier_unreachable':
+      return (
+        <>
+          Nothing was sent: the carrier could not be reached ({f.attempts} hand-over attempts failed
+          transiently, until the code's time ran out). Check the carrier's status and the account's
+          credentials, then send a new code.
+        </>
+      );
+    case 'not_handed_over':
+      return (
+        <>
+          Not handed over yet:{' '}
+          {f.retrying
+            ? 'the carrier failed transiently and the hand-over is being retried'
+            : 'the hand-over is under way'}{' '}
+          until the code expires at <Time ms={f.expiresAt} utc />. Reload this page to follow it.
+        </>
+      );
+    case 'refused':
+      return (
+        <>
+          Nothing was sent: the carrier refused the number at hand-over (<code>{f.errorCode}</code>). Check
+          that {formatPhone(f.phone)} is the user's number, is written correctly and can take{' '}
+          {f.channel === 'sms' ? 'SMS' : 'calls'}.
+        </>
+      );
+    case 'undelivered':
+      return (
+        <>
+          The carrier took the {f.channel === 'sms' ? 'SMS' : 'call'}, then reported it did not reach the
+          phone (<code>{f.errorCode}</code>). Check that the phone is on and has signal, and try the{' '}
+          {f.channel === 'sms' ? 'voice' : 'SMS'} channel.
+        </>
+      );
+    case 'superseded':
+      return (
+        <>
+          A <a href={detailHref(f.newerId)}>newer code</a> was sent to this number, and this one stopped
+          working then. The user may be typing the older code: ask them to use the newest message.
+        </>
+      );
+    case 'canceled':
+      return 'Your backend canceled this verification through the API; its code no longer works.';
+    case 'expired':
+      return (
+        <>
+          The code expired {formatDuration(f.lifetimeMs)} after it was sent,{' '}
+          {f.attempts === 0 ? 'with no attempt' : `after ${f.attempts} wrong attempt(s)`}: the user waited too
+          long (or never got it). Send a new code.
+        </>
+      );
+    case 'failed':
+      return `All ${f.maxAttempts} attempts were wrong. The user may have mistyped or used an older code; send a new one.`;
+    case 'no_failure_reported':
+      return (
+        <>
+          Handed over and no failure reported. Check the number ({formatPhone(f.phone)}
+          {f.country ? `, ${f.country}` : ''}) with the user;{' '}
+          {f.channel === 'sms'
+            ? 'networks sometimes filter or delay SMS, so try a voice call.'
+            : `unknown callers may be silenced: the call comes from ${formatPhone(f.fromNumber)}.`}{' '}
+          The code is valid for {formatDuration(f.validForMs)} more.
+        </>
+      );
+    case 'unexplained':
+      return 'Nothing in the record explains it: check the number with the user.';
   }
-  const gaveUp = find('gave_up');
-  if (gaveUp) {
-    notes.push(
-      <>
-        Nothing was sent: the carrier could not be reached ({String(gaveUp.detail.attempts)} hand-over
-        attempts failed transiently, until the code's time ran out). Check the carrier's status and the
-        account's credentials, then send a new code.
-      </>,
-    );
-  } else if (v.status === 'pending' && v.delivery_ok === null) {
-    notes.push(
-      <>
-        Not handed over yet:{' '}
-        {find('retry_scheduled')
-          ? 'the carrier failed transiently and the hand-over is being retried'
-          : 'the hand-over is under way'}{' '}
-        until the code expires at <Time ms={v.expires_at} utc />. Reload this page to follow it.
-      </>,
-    );
-  } else if (v.delivery_ok === 0) {
-    notes.push(
-      <>
-        Nothing was sent: the carrier refused the number at hand-over (<code>{v.error_code}</code>). Check
-        that {formatPhone(v.phone)} is the user's number, is written correctly and can take {channel}.
-      </>,
-    );
-  } else if (v.error_code) {
-    notes.push(
-      <>
-        The carrier took the {v.channel === 'sms' ? 'SMS' : 'call'}, then reported it did not reach the phone
-        (<code>{v.error_code}</code>). Check that the phone is on and has signal, and try the{' '}
-        {v.channel === 'sms' ? 'voice' : 'SMS'} channel.
-      </>,
-    );
-  }
-  if (newer) {
-    notes.push(
-      <>
-        A <a href={detailHref(String(newer))}>newer code</a> was sent to this number, and this one stopped
-        working then. The user may be typing the older code: ask them to use the newest message.
-      </>,
-    );
-  }
-  if (canceled)
-    notes.push('Your backend canceled this verification through the API; its code no longer works.');
-  if (v.status === 'expired' && !newer) {
-    notes.push(
-      <>
-        The code expired {formatDuration(v.expires_at - v.created_at)} after it was sent,{' '}
-        {v.attempts === 0 ? 'with no attempt' : `after ${v.attempts} wrong attempt(s)`}: the user waited too
-        long (or never got it). Send a new code.
-      </>,
-    );
-  }
-  if (v.status === 'failed') {
-    notes.push(
-      `All ${v.max_attempts} attempts were wrong. The user may have mistyped or used an older code; send a new one.`,
-    );
-  }
-  if (v.status === 'pending' && v.delivery_ok === 1 && !v.error_code) {
-    notes.push(
-      <>
-        Handed over and no failure reported. Check the number ({formatPhone(v.phone)}
-        {v.country ? `, ${v.country}` : ''}) with the user;{' '}
-        {v.channel === 'sms'
-          ? 'networks sometimes filter or delay SMS, so try a voice call.'
-          : `unknown callers may be silenced: the call comes from ${formatPhone(v.from_number)}.`}{' '}
-        The code is valid for {formatDuration(v.expires_at - now)} more.
-      </>,
-    );
-  }
-  if (notes.length === 0) notes.push('Nothing in the record explains it: check the number with the user.');
-  return notes;
 }
 
 const Fact: FC<{ label: string; children?: Child }> = ({ label, children }) => (
@@ -206,8 +195,8 @@ export function DetailPage(record: VerificationRecord, now: number): Page {
       <article class="support" aria-labelledby="support-title">
         <h2 id="support-title">If the user says the code never arrived</h2>
         <ul>
-          {supportChecklist(v, record.events, now).map((note) => (
-            <li>{note}</li>
+          {diagnoseDelivery(record, now).map((finding) => (
+            <li>{describeFinding(finding)}</li>
           ))}
         </ul>
       </article>

@@ -3,11 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
-import { type LogFilter, type LogPage, listLog, maskPhone, parseLogFilter } from '../../verification/log.js';
+import { type LogFilter, type LogPage, maskPhone, parseLogFilter } from '../../verification/log.js';
 import { STATUSES } from '../../verification/schemas.js';
 import { Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { type Page, renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 import { DetailPage } from './verification-detail.js';
 import { Badge, CHANNEL_LABELS, detailHref, PATH, Time } from './verification-view.js';
 
@@ -156,11 +156,14 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
   );
 }
 
-export function registerVerificationPages(app: FastifyInstance, services: Services): void {
+export function registerVerificationPages(
+  app: FastifyInstance,
+  services: Pick<Services, 'log' | 'verifications' | 'clock'>,
+): void {
   app.get('/verifications', async (request, reply) => {
     const workspace = workspaceOf(request);
     const filter = parseLogFilter(request.query as Record<string, unknown>);
-    const page = await listLog(services.store.db, workspace.id, filter, services.clock.now());
+    const page = await services.log.list(workspace.id, filter);
     return renderPage(request, reply, LogPageView(workspace.name, filter, page));
   });
 
