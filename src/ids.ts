@@ -4,7 +4,7 @@ import { customAlphabet } from 'nanoid';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const random24 = customAlphabet(ALPHABET, 24);
 
-export type IdPrefix = 'ver' | 'key' | 'ws' | 'num' | 'msg' | 'usr' | 'evt' | 'car';
+export type IdPrefix = 'ver' | 'key' | 'ws' | 'num' | 'msg' | 'usr' | 'evt' | 'car' | 'req';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${random24()}`;

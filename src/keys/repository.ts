@@ -1,24 +1,20 @@
 // SQL for API keys. Functions take the database (or a transaction) first.
 import type { Db } from '../store/database.js';
+import { prepared } from '../store/prepared.js';
 import type { ApiKeysTable } from '../store/tables.js';
 
 export type KeyRow = ApiKeysTable;
 
-/** The key with its workspace's request limit, so authentication and limiting need one read. */
-export function findKeyByHash(
-  db: Db,
-  keyHash: string,
-): Promise<(KeyRow & { request_limit_per_minute: number }) | undefined> {
-  return db
+/** The key with its workspace's request limit, so authentication and limiting need one read (every request). */
+export const findKeyByHash = prepared((db, p: { keyHash: string }) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
     .selectAll('api_keys')
     .select('workspaces.request_limit_per_minute')
-    .where('api_keys.key_hash', '=', keyHash)
-    .executeTakeFirst();
-}
+    .where('api_keys.key_hash', '=', p.keyHash),
+);
 
-/** One key of one workspace: another workspace's id is not found, like an unknown one. */
 export function findKey(db: Db, workspaceId: string, id: string): Promise<KeyRow | undefined> {
   return db
     .selectFrom('api_keys')
@@ -82,13 +78,10 @@ export async function revokeKey(db: Db, workspaceId: string, id: string, now: nu
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** last_used_at is written at most once a minute a key, so authentication stays a read on the hot path. */
-export async function touchKey(db: Db, id: string, now: number): Promise<void> {
-  await db
+export const touchKey = prepared((db, p: { id: string; now: number; staleBefore: number }) =>
+  db
     .updateTable('api_keys')
-    .set({ last_used_at: now })
-    .where('id', '=', id)
-    .where((eb) =>
-      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - LAST_USED_RESOLUTION_MS)]),
-    )
-    .execute();
-}
+    .set({ last_used_at: p.now })
+    .where('id', '=', p.id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', p.staleBefore)])),
+);

@@ -145,11 +145,11 @@ export function createKeyService(deps: { db: Db; clock: Clock; workspaces: Works
         throw new AppError('malformed_api_key', `The API key is not in the expected shape (pv_live_…).`);
       }
       const now = clock.now();
-      const row = await repo.findKeyByHash(db, hashKey(key));
+      const [row] = (await repo.findKeyByHash(db, { keyHash: hashKey(key) })).rows;
       if (!row || keyStatus(row, now) !== 'active') throw invalidKey();
       // The row says whether last_used_at is due: most requests then write nothing (the statement re-checks).
       if (row.last_used_at === null || now - row.last_used_at > repo.LAST_USED_RESOLUTION_MS) {
-        await repo.touchKey(db, row.id, now);
+        await repo.touchKey(db, { id: row.id, now, staleBefore: now - repo.LAST_USED_RESOLUTION_MS });
       }
       return {
         keyId: row.id,
