@@ -33,7 +33,7 @@ const { values: opts } = parseArgs({
     long: { type: 'boolean', default: false },
     rows: { type: 'string' },
     duration: { type: 'string' },
-    connections: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
     stores: { type: 'string', default: 'sqlite,postgres' },
     out: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
