@@ -1,6 +1,6 @@
 // The country of a number prefix ("+6149", "+1416"), for verifications written before the country was kept.
 import { type CountryCode, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { SUPPORTED_COUNTRIES } from '../workspaces/phone-number.js';
+import { SUPPORTED_COUNTRIES } from '../workspaces/countries.js';
 
 // A valid-looking subscriber part, so libphonenumber can tell the +1 countries apart by their area code.
 const SAMPLE_SUBSCRIBER = '5550123';

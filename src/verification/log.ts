@@ -5,13 +5,11 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/tables.js';
-import { CHANNELS, type Channel } from '../workspaces/channels.js';
-import { STATUSES } from './schemas.js';
+import { CHANNELS, type Channel } from '../workspaces/channel-names.js';
+import { STATUSES, type Status } from './statuses.js';
 
 export const PAGE_SIZE = 50;
 const DAY_MS = 86_400_000;
-
-export type Status = (typeof STATUSES)[number];
 
 export interface LogFilter {
   /** As typed: E.164, national digits, or any part of the digits. */

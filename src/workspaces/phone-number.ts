@@ -1,12 +1,8 @@
 // Phone numbers: parsed with libphonenumber's full metadata, always returned as E.164.
-import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { AppError } from '../errors.js';
-
-export const SUPPORTED_COUNTRIES = ['AU', 'US', 'CA', 'GB', 'NZ'] as const;
-export type Country = (typeof SUPPORTED_COUNTRIES)[number];
-
-export const NUMBER_TYPES = ['mobile', 'landline', 'local_rate', 'toll_free'] as const;
-export type NumberType = (typeof NUMBER_TYPES)[number];
+import { type Country, SUPPORTED_COUNTRIES } from './countries.js';
+import type { NumberType } from './number-types.js';
 
 export interface ParsedPhone {
   e164: string;
@@ -33,10 +29,7 @@ export function parsePhone(
       'A national-format number needs `country`; or give the number in E.164 form, e.g. +61491570156.',
     );
   }
-  const parsed = parsePhoneNumberFromString(
-    input,
-    international ? undefined : (defaultCountry as CountryCode),
-  );
+  const parsed = parsePhoneNumberFromString(input, international ? undefined : defaultCountry);
   if (!parsed?.isValid()) {
     throw new AppError('invalid_phone', `${JSON.stringify(input)} is not a valid phone number.`);
   }

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { detectNumberType, parsePhone, SUPPORTED_COUNTRIES } from '../../src/workspaces/phone-number.js';
+import { SUPPORTED_COUNTRIES } from '../../src/workspaces/countries.js';
+import { detectNumberType, parsePhone } from '../../src/workspaces/phone-number.js';
 
 function throwsCode(fn: () => unknown, code: string) {
   assert.throws(fn, (err: unknown) => {
