@@ -8,7 +8,7 @@ import { unseal } from '../sealing.js';
 import type { Db } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
 import { createTimeline, type NewEvent } from '../timeline/timeline.js';
-import { type Channel, deliverySenders } from '../workspaces/channels.js';
+import { deliverySenders } from '../workspaces/channels.js';
 import { listSenders, type SenderRow } from '../workspaces/repository.js';
 import { retryDelayMs } from './backoff.js';
 import * as jobs from './jobs.js';
@@ -44,7 +44,7 @@ function outboundMessage(row: VerificationsTable, from: string, code: string): O
   return {
     verificationId: row.id,
     workspaceId: row.workspace_id,
-    channel: row.channel as Channel,
+    channel: row.channel,
     to: row.phone,
     from,
     locale,
@@ -132,7 +132,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       return;
     }
     const numbers = await listSenders(db, row.workspace_id);
-    const senders = deliverySenders(numbers, row.channel as Channel, row.country ?? '', row.from_number);
+    const senders = deliverySenders(numbers, row.channel, row.country ?? '', row.from_number);
     const sender: SenderRow | undefined = senders[job.attempts % Math.max(1, senders.length)];
     if (!sender) {
       await giveUp(

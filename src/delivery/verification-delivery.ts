@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
+import type { Status } from '../verification/statuses.js';
 
 type VerificationRow = VerificationsTable;
 
@@ -61,8 +62,8 @@ export async function recordHandOver(
       error_code: outcome.errorCode,
       error_message: outcome.errorMessage,
       status: outcome.ok
-        ? sql<string>`status`
-        : sql<string>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
+        ? sql<Status>`status`
+        : sql<Status>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
       updated_at: now,
     })
     .where('id', '=', id)
@@ -109,7 +110,7 @@ export function recordDeliveryFailure(
     .set({
       error_code: failure.errorCode,
       error_message: failure.errorMessage,
-      status: sql<string>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
+      status: sql<Status>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
       updated_at: now,
     })
     .where('id', '=', id)

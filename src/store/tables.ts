@@ -1,5 +1,11 @@
 // Row types of every table. Times are epoch milliseconds (bigint in PostgreSQL, integer in SQLite);
-// booleans are 0/1 integers and JSON is text, so one migration set serves both stores.
+// booleans are 0/1 integers and JSON is text, so one migration set serves both stores. Columns that hold one
+// of a fixed set of names take their type from the list the schemas and services use.
+import type { EventKind } from '../timeline/event-kinds.js';
+import type { Status } from '../verification/statuses.js';
+import type { Channel } from '../workspaces/channel-names.js';
+import type { Country } from '../workspaces/countries.js';
+import type { NumberType } from '../workspaces/number-types.js';
 export interface WorkspacesTable {
   id: string;
   name: string;
@@ -16,8 +22,8 @@ export interface WorkspaceNumbersTable {
   id: string;
   workspace_id: string;
   number: string;
-  type: string;
-  country: string;
+  type: NumberType;
+  country: Country;
   created_at: number;
   /** Order of addition (clock.ts monotonicStamps): the first number gives the default country. */
   seq: number;
@@ -57,8 +63,8 @@ export interface VerificationsTable {
   id: string;
   workspace_id: string;
   phone: string;
-  channel: string;
-  status: string;
+  channel: Channel;
+  status: Status;
   /** HMAC-SHA256 of the code under the server secret, hex. */
   code_hash: string;
   code_length: number;
@@ -79,7 +85,7 @@ export interface VerificationsTable {
   /** The send's ordinal among the number's sends in the workspace: "newest" without clock ties. */
   seq: number;
   /** The destination's country (ISO code); null on rows written before it was kept. */
-  country: string | null;
+  country: Country | null;
 }
 
 export interface PhoneLocksTable {
@@ -100,7 +106,7 @@ export interface OutboxMessagesTable {
   id: string;
   verification_id: string;
   workspace_id: string;
-  channel: string;
+  channel: Channel;
   to_number: string;
   from_number: string;
   body: string;
@@ -151,8 +157,7 @@ export interface VerificationEventsTable {
   id: string;
   verification_id: string;
   workspace_id: string;
-  /** created, handed_over, rejected, delivery_failed, attempt, verified, failed, expired, canceled, superseded */
-  kind: string;
+  kind: EventKind;
   detail: string | null;
   at: number;
   seq: number;

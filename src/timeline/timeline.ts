@@ -7,21 +7,7 @@ import { type Clock, monotonicStamps } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 
-export const EVENT_KINDS = [
-  'created',
-  'handed_over',
-  'retry_scheduled',
-  'gave_up',
-  'rejected',
-  'delivery_failed',
-  'attempt',
-  'verified',
-  'failed',
-  'expired',
-  'canceled',
-  'superseded',
-] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
+import type { EventKind } from './event-kinds.js';
 
 export type EventDetail = Record<string, string | number | boolean | null>;
 
@@ -115,7 +101,7 @@ export async function listEvents(
     .execute();
   return rows.map((r) => ({
     id: r.id,
-    kind: r.kind as EventKind,
+    kind: r.kind,
     detail: r.detail === null ? {} : (JSON.parse(r.detail) as EventDetail),
     at: r.at,
   }));

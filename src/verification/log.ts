@@ -2,17 +2,15 @@
 // channel and creation date (UTC days), in pages of PAGE_SIZE with a cursor to the older ones.
 
 import { type ExpressionBuilder, sql } from 'kysely';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/tables.js';
-import { CHANNELS, type Channel } from '../workspaces/channels.js';
-import { STATUSES } from './schemas.js';
+import { CHANNELS, type Channel } from '../workspaces/channel-names.js';
+import { splitNumber } from '../workspaces/phone-number.js';
+import { STATUSES, type Status } from './statuses.js';
 
 export const PAGE_SIZE = 50;
 const DAY_MS = 86_400_000;
-
-export type Status = (typeof STATUSES)[number];
 
 export interface LogFilter {
   /** As typed: E.164, national digits, or any part of the digits. */
@@ -135,7 +133,7 @@ export async function listLog(db: Db, workspaceId: string, filter: LogFilter, no
  * ("+61 4•• ••• 156"). The full number is on the verification's own page.
  */
 export function maskPhone(e164: string): string {
-  const parsed = parsePhoneNumberFromString(e164);
+  const parsed = splitNumber(e164);
   const code = parsed ? `+${parsed.countryCallingCode}` : '';
   const national = parsed ? String(parsed.nationalNumber) : e164.replace(/\D/g, '');
   const kept = national.length > 4 ? 1 : 0;

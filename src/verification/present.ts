@@ -6,8 +6,8 @@ import type { CheckResult, Verification } from './schemas.js';
 export function presentVerification(row: VerificationRow): Verification {
   return {
     id: row.id,
-    status: row.status as Verification['status'],
-    channel: row.channel as Verification['channel'],
+    status: row.status,
+    channel: row.channel,
     phone: row.phone,
     attempts: row.attempts,
     max_attempts: row.max_attempts,
@@ -16,7 +16,7 @@ export function presentVerification(row: VerificationRow): Verification {
     created_at: toTimestamp(row.created_at),
     delivery: {
       ok: row.delivery_ok === 1,
-      channel: row.channel as Verification['channel'],
+      channel: row.channel,
       provider_id: row.provider_id,
       from_number: row.from_number,
       error_code: row.error_code,
@@ -33,7 +33,7 @@ export function presentCheck(row: VerificationRow): CheckResult {
   }
   return {
     id: row.id,
-    status: row.status as CheckResult['status'],
+    status: row.status,
     verified: false,
     attempts: row.attempts,
     attempts_remaining: row.status === 'pending' ? Math.max(0, row.max_attempts - row.attempts) : 0,

@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
+import type { Status } from './statuses.js';
 
 export type VerificationRow = VerificationsTable;
 
@@ -97,7 +98,7 @@ export function supersedePending(
   return db
     .updateTable('verifications')
     .set({
-      status: sql<string>`CASE WHEN expires_at <= ${now} THEN 'expired' ELSE 'canceled' END`,
+      status: sql<Status>`CASE WHEN expires_at <= ${now} THEN 'expired' ELSE 'canceled' END`,
       updated_at: now,
     })
     .where('workspace_id', '=', workspaceId)
@@ -157,7 +158,7 @@ export function spendAttempt(
       attempts: sql<number>`attempts + 1`,
       status: correct
         ? 'verified'
-        : sql<string>`CASE WHEN attempts + 1 >= max_attempts THEN 'failed' ELSE 'pending' END`,
+        : sql<Status>`CASE WHEN attempts + 1 >= max_attempts THEN 'failed' ELSE 'pending' END`,
       verified_at: correct ? now : null,
       updated_at: now,
     })

@@ -1,12 +1,12 @@
 // One declaration per request and response: types, validation, serialisation and OpenAPI all come from here.
 import { type Static, Type } from 'typebox';
-import { SUPPORTED_COUNTRIES } from '../workspaces/phone-number.js';
-
-export const STATUSES = ['pending', 'verified', 'expired', 'failed', 'undelivered', 'canceled'] as const;
+import { CHANNELS } from '../workspaces/channel-names.js';
+import { SUPPORTED_COUNTRIES } from '../workspaces/countries.js';
+import { STATUSES } from './statuses.js';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, milliseconds' });
 const Status = Type.Enum([...STATUSES]);
-const Channel = Type.Enum(['voice', 'sms']);
+const Channel = Type.Enum([...CHANNELS]);
 const CountryParam = Type.Enum([...SUPPORTED_COUNTRIES], {
   description: 'Country of a national-format `phone`; ignored when `phone` is E.164.',
 });

@@ -10,7 +10,7 @@ import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
 import { selectSender } from '../workspaces/channels.js';
-import { type Country, parsePhone } from '../workspaces/phone-number.js';
+import { parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf, type WorkspaceService } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
@@ -107,7 +107,7 @@ export function createVerificationService(deps: VerificationDeps) {
       }
       const destination = parsePhone(
         body.phone,
-        body.country ?? (numbers[0]?.country as Country | undefined),
+        body.country ?? numbers[0]?.country,
         allowedCountriesOf(ws.allowed_countries),
       );
       const sender = selectSender(numbers, channel, destination.country);
@@ -184,10 +184,7 @@ export function createVerificationService(deps: VerificationDeps) {
         row = await requireVerification(principal.workspaceId, body.verification_id);
       } else {
         const numbers = await listNumbers(db, principal.workspaceId);
-        const phone = parsePhone(
-          body.phone ?? '',
-          body.country ?? (numbers[0]?.country as Country | undefined),
-        );
+        const phone = parsePhone(body.phone ?? '', body.country ?? numbers[0]?.country);
         const found = await repo.findForPhone(db, principal.workspaceId, phone.e164);
         if (!found) throw new AppError('no_verification', `No verification for ${phone.e164}.`);
         row = found;

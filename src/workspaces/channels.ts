@@ -1,10 +1,8 @@
 // Which workspace number sends on which channel. SMS needs a mobile number; voice works from any number whose
 // carrier places calls (SMPP carries SMS only). There is never a fallback to another channel.
 import { AppError } from '../errors.js';
+import type { Channel } from './channel-names.js';
 import type { SenderRow } from './repository.js';
-
-export const CHANNELS = ['voice', 'sms'] as const;
-export type Channel = (typeof CHANNELS)[number];
 
 /** Carrier types that carry SMS alone. */
 const SMS_ONLY_CARRIERS: ReadonlySet<string> = new Set(['smpp']);

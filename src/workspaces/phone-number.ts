@@ -1,12 +1,9 @@
-// Phone numbers: parsed with libphonenumber's full metadata, always returned as E.164.
-import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+// Phone numbers: parsed with libphonenumber's full metadata, always returned as E.164. The one module that
+// imports libphonenumber: the rest of the code asks it.
+import { getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { AppError } from '../errors.js';
-
-export const SUPPORTED_COUNTRIES = ['AU', 'US', 'CA', 'GB', 'NZ'] as const;
-export type Country = (typeof SUPPORTED_COUNTRIES)[number];
-
-export const NUMBER_TYPES = ['mobile', 'landline', 'local_rate', 'toll_free'] as const;
-export type NumberType = (typeof NUMBER_TYPES)[number];
+import { type Country, SUPPORTED_COUNTRIES } from './countries.js';
+import type { NumberType } from './number-types.js';
 
 export interface ParsedPhone {
   e164: string;
@@ -33,10 +30,7 @@ export function parsePhone(
       'A national-format number needs `country`; or give the number in E.164 form, e.g. +61491570156.',
     );
   }
-  const parsed = parsePhoneNumberFromString(
-    input,
-    international ? undefined : (defaultCountry as CountryCode),
-  );
+  const parsed = parsePhoneNumberFromString(input, international ? undefined : defaultCountry);
   if (!parsed?.isValid()) {
     throw new AppError('invalid_phone', `${JSON.stringify(input)} is not a valid phone number.`);
   }
@@ -64,4 +58,30 @@ export function detectNumberType(e164: string): NumberType | undefined {
     default:
       return undefined;
   }
+}
+
+/** The country calling code of a served country, without "+" ("61" for AU). */
+export function callingCodeOf(country: Country): string {
+  return getCountryCallingCode(country);
+}
+
+/** The served country a number (E.164, or a "+" prefix padded to one) belongs to; undefined where unknown. */
+export function countryOfNumber(e164: string): Country | undefined {
+  const country = parsePhoneNumberFromString(e164)?.country;
+  return isSupported(country) ? country : undefined;
+}
+
+/** A number's calling code and national digits (both without "+"), or undefined where it does not parse. */
+export function splitNumber(
+  e164: string,
+): { countryCallingCode: string; nationalNumber: string } | undefined {
+  const parsed = parsePhoneNumberFromString(e164);
+  return parsed
+    ? { countryCallingCode: parsed.countryCallingCode, nationalNumber: parsed.nationalNumber }
+    : undefined;
+}
+
+/** A number in international form for people to read ("+61 491 570 156"); as given where it does not parse. */
+export function formatInternational(e164: string): string {
+  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
 }

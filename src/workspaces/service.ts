@@ -4,14 +4,9 @@ import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import { validateBrandName } from './brand-name.js';
-import {
-  type Country,
-  detectNumberType,
-  NUMBER_TYPES,
-  type NumberType,
-  parsePhone,
-  SUPPORTED_COUNTRIES,
-} from './phone-number.js';
+import { type Country, SUPPORTED_COUNTRIES } from './countries.js';
+import { NUMBER_TYPES, type NumberType } from './number-types.js';
+import { detectNumberType, parsePhone } from './phone-number.js';
 import * as repo from './repository.js';
 
 export const DEFAULT_LIMITS = {
@@ -87,7 +82,7 @@ export function presentNumber(row: repo.NumberRow): NumberView {
   return {
     id: row.id,
     number: row.number,
-    type: row.type as NumberType,
+    type: row.type,
     country: row.country,
     carrier_id: row.carrier_id,
   };

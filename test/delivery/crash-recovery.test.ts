@@ -10,19 +10,11 @@ import type { Verification } from '../helpers/api-types.js';
 import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { twilioWorkspaceWithCli } from '../helpers/carrier-workspace.js';
 import { cliSuiteEnv } from '../helpers/cli-setup.js';
+import { eventually, quietPeriod } from '../helpers/eventually.js';
 import { type ServerProcess, startServer } from '../helpers/process.js';
 import { startStallGate } from '../helpers/stall-gate.js';
 
 const { env } = cliSuiteEnv();
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what} did not happen within 30 s`);
-}
 
 test('a process killed between commit and hand-over: the next process delivers the code, once', async () => {
   const twilio = await startTwilioFake(TWILIO);
@@ -52,7 +44,7 @@ test('a process killed between commit and hand-over: the next process delivers t
   const sent = (await res.json()) as Verification;
   assert.equal(sent.status, 'pending');
   assert.equal(sent.delivery.ok, false, 'the hand-over has not happened: the gate holds it');
-  await waitFor('the hand-over reaching the gate', async () => (gate.held() === 1 ? true : undefined));
+  await eventually('the hand-over reaching the gate', async () => (gate.held() === 1 ? true : undefined));
 
   first.child.kill('SIGKILL');
   await once(first.child, 'exit');
@@ -61,7 +53,7 @@ test('a process killed between commit and hand-over: the next process delivers t
 
   const second = await startServer(serverEnv);
   servers.push(second);
-  const delivered = await waitFor('the hand-over by the new process', async () => {
+  const delivered = await eventually('the hand-over by the new process', async () => {
     const v = (await (await call(second, `/v1/otp/${sent.id}`)).json()) as Verification;
     return v.delivery.ok ? v : undefined;
   });
@@ -73,7 +65,7 @@ test('a process killed between commit and hand-over: the next process delivers t
     verified: boolean;
   };
   assert.equal(check.verified, true);
-  // A while later, still once: nothing else picks the settled job up again.
-  await new Promise((r) => setTimeout(r, 500));
+  // A while later, still once: a fixed wait, as it shows nothing else picks the settled job up again.
+  await quietPeriod(500);
   assert.equal(twilio.requests.length, 1);
 });

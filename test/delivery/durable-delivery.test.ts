@@ -21,12 +21,9 @@ import {
 import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { CARRIER_SENDER as SENDER, twilioWorkspace } from '../helpers/carrier-workspace.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { startStallGate } from '../helpers/stall-gate.js';
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 600 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(condition(), 'the condition did not come true within 30 s');
-}
 const BACKUP_SENDER = '+61491570157';
 
 describe('durable delivery', () => {
@@ -261,7 +258,7 @@ describe('durable delivery', () => {
       const v = json<Verification>(res);
       assert.equal(v.status, 'pending');
       assert.equal(v.delivery.ok, false);
-      await waitFor(() => twilio.held() === 1);
+      await eventually('the hand-over held at the carrier', () => twilio.held() === 1);
       twilio.release();
       await slow.services.dispatcher.drain();
       assert.equal((await read(v.id)).delivery.ok, true);

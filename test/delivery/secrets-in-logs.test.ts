@@ -8,20 +8,13 @@ import type { Verification } from '../helpers/api-types.js';
 import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { twilioWorkspaceWithCli } from '../helpers/carrier-workspace.js';
 import { cliSuiteEnv } from '../helpers/cli-setup.js';
+import { eventually } from '../helpers/eventually.js';
 import { runCli, startServer } from '../helpers/process.js';
 
 const { env } = cliSuiteEnv();
 
 /** The code as a number of its own in the text, not as digits inside a longer one (a timestamp, say). */
 const containsCode = (text: string, code: string) => new RegExp(`(?<!\\d)${code}(?!\\d)`).test(text);
-
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the condition did not come true within 30 s');
-}
 
 test('trace logs and API answers hold no carrier credential, message text or code', async () => {
   const twilio = await startTwilioFake(TWILIO);
@@ -54,7 +47,9 @@ test('trace logs and API answers hold no carrier credential, message text or cod
   twilio.reply({ kind: 'server_error', status: 503 });
   const retried = await call('/v1/otp/send', { phone: '+61412340002', channel: 'voice' });
   assert.equal(retried.delivery.ok, false);
-  await waitFor(async () => (await call(`/v1/otp/${retried.id}`)).delivery.ok);
+  await eventually('the retried hand-over', async () => (await call(`/v1/otp/${retried.id}`)).delivery.ok, {
+    intervalMs: 50,
+  });
 
   const callback = {
     MessageSid: handedOver.delivery.provider_id ?? '',

@@ -18,6 +18,7 @@ import {
   TEST_PUBLIC_URL,
   type TestApp,
 } from '../helpers/app.js';
+import { eventually } from '../helpers/eventually.js';
 import { outboundMessage } from '../helpers/outbound.js';
 
 const SENDER = '+61491570156';
@@ -149,12 +150,15 @@ describe('sends routed to an SMPP account', () => {
     assert.match(v.delivery.error_message ?? '', /ESME_RTHROTTLED \(0x00000058\)/);
     await smsc.rule('61412345106', null);
     // The retry is due within a second (the first backoff step); the dispatcher is run as a process's would.
-    let after = await read(acme.api, v.id);
-    for (let i = 0; i < 300 && !after.delivery.ok; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      await t.services.dispatcher.runDue();
-      after = await read(acme.api, v.id);
-    }
+    const after = await eventually(
+      'the retried hand-over',
+      async () => {
+        await t.services.dispatcher.runDue();
+        const now = await read(acme.api, v.id);
+        return now.delivery.ok && now;
+      },
+      { intervalMs: 100 },
+    );
     assert.equal(after.delivery.ok, true);
     const accepted = (await smsc.state()).submits.filter((m) => m.destination === '61412345106');
     assert.equal(

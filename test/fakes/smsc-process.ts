@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { eventually } from '../helpers/eventually.js';
 
 export interface SmscAccount {
   systemId: string;
@@ -94,7 +95,7 @@ export interface SmscHandle {
   receipt(input: ReceiptInput): Promise<number>;
   /** Sends any deliver_sm on the system id's bound session; the deliver_sm_resp command_status. */
   deliver(input: { systemId: string; esmClass: number; text: string }): Promise<number>;
-  /** Polls the state until `probe` returns something (not undefined or false); fails after `timeoutMs`. */
+  /** Polls the state until `probe` returns something (not undefined or false); fails after `timeoutMs` (eventually.ts). */
   waitFor<T>(
     what: string,
     probe: (state: SmscState) => T | undefined | false,
@@ -163,14 +164,11 @@ export async function startSmsc(accounts: SmscAccount[]): Promise<SmscHandle> {
     drop: (systemId) => call<number>({ cmd: 'drop', systemId }),
     receipt: (input) => call<number>({ cmd: 'receipt', ...input }),
     deliver: (input) => call<number>({ cmd: 'deliver', ...input }),
-    async waitFor(what, probe, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = probe(await handle.state());
-        if (found !== undefined && found !== false) return found;
-        if (Date.now() > deadline) throw new Error(`SMSC simulator: timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    waitFor(what, probe, timeoutMs) {
+      return eventually(`SMSC simulator: ${what}`, async () => probe(await handle.state()), {
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        intervalMs: 20,
+      });
     },
     async close() {
       if (child.exitCode !== null) return;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { after, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cliSuiteEnv, seedWithCli } from '../helpers/cli-setup.js';
+import { eventually } from '../helpers/eventually.js';
 import { cliJson, type ServerProcess, startServer } from '../helpers/process.js';
 
 const servers: ServerProcess[] = [];
@@ -36,22 +36,18 @@ test('SIGTERM: no new connections, the in-flight request completes (201, committ
   });
   const response = once(req, 'response');
   req.write(body.slice(0, 10));
-  // Wait until the server has taken the request (its log says so), bounded.
-  for (let i = 0; i < 200 && !log.includes('/v1/otp/send'); i++) await sleep(25);
-  assert.ok(log.includes('/v1/otp/send'), 'the server received the request');
+  // Wait until the server has taken the request (its log says so).
+  await eventually('the server receiving the request', () => log.includes('/v1/otp/send'));
 
   const exited = once(server.child, 'exit');
   server.child.kill('SIGTERM');
-  // New connections are refused once the listener is closed (bounded wait for the close to begin).
-  let refused = false;
-  for (let i = 0; i < 200 && !refused; i++) {
-    refused = await fetch(`${server.url}/healthz`).then(
+  // New connections are refused once the listener is closed (a wait for the close to begin).
+  await eventually('a new connection refused during shutdown', () =>
+    fetch(`${server.url}/healthz`).then(
       () => false,
       () => true,
-    );
-    if (!refused) await sleep(25);
-  }
-  assert.ok(refused, 'a new connection is refused during shutdown');
+    ),
+  );
 
   req.end(body.slice(10));
   const [res] = (await response) as [import('node:http').IncomingMessage];

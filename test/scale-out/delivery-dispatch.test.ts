@@ -8,6 +8,7 @@ import type { Verification } from '../helpers/api-types.js';
 import { TWILIO } from '../helpers/carrier-fixtures.js';
 import { twilioWorkspaceWithCli } from '../helpers/carrier-workspace.js';
 import { cliSuiteEnv } from '../helpers/cli-setup.js';
+import { eventually, quietPeriod } from '../helpers/eventually.js';
 import { type ServerProcess, startServer } from '../helpers/process.js';
 
 const { env } = cliSuiteEnv();
@@ -42,13 +43,16 @@ test('three processes retrying failed hand-overs: each code reaches the carrier 
   );
   for (const v of sent) assert.equal(v.delivery.ok, false, 'the first hand-over of every code failed');
 
-  for (let round = 0; round < 600; round++) {
-    const read = await Promise.all(sent.map((v, i) => call(serverFor(i + 1), `/v1/otp/${v.id}`)));
-    if (read.every((v) => v.delivery.ok)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  // A little longer, for any duplicate that a race would still send.
-  await new Promise((r) => setTimeout(r, 500));
+  await eventually(
+    'every code handed over',
+    async () => {
+      const read = await Promise.all(sent.map((v, i) => call(serverFor(i + 1), `/v1/otp/${v.id}`)));
+      return read.every((v) => v.delivery.ok);
+    },
+    { intervalMs: 100 },
+  );
+  // A little longer, for any duplicate that a race would still send: a fixed wait, as it shows none comes.
+  await quietPeriod(500);
 
   assert.equal(twilio.accepted.length, CODES, 'the carrier accepted exactly one message per code');
   assert.deepEqual(twilio.accepted.map((r) => r.form.get('To')).sort(), [...phones].sort());

@@ -16,6 +16,7 @@ import { openStore, type Store } from '../../src/store/database.js';
 import { isDatabaseUnavailable } from '../../src/store/unavailable.js';
 import { client, createTestApp, seedWorkspace, TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 import { databaseUrlFor, ensureDatabase, PG_ADMIN_URL, TEST_STORE } from '../helpers/database.js';
+import { eventually, quietPeriod } from '../helpers/eventually.js';
 
 const PG_ONLY =
   TEST_STORE === 'sqlite'
@@ -162,22 +163,6 @@ function isUnavailableProblem(res: LightMyRequestResponse): boolean {
   );
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `ok` holds, at most `attempts` times; returns the number of attempts it took. */
-async function eventually(
-  what: string,
-  attempts: number,
-  intervalMs: number,
-  ok: () => Promise<boolean>,
-): Promise<number> {
-  for (let i = 1; i <= attempts; i++) {
-    if (await ok()) return i;
-    await sleep(intervalMs);
-  }
-  assert.fail(`${what}: not recovered after ${attempts} attempts`);
-}
-
 interface Assembled {
   app: FastifyInstance;
   services: Services;
@@ -279,10 +264,14 @@ test('database unreachable (proxy cut): 503 unavailable with Retry-After, livene
     await proxy.restore();
 
     // Recovers by itself: same app, same store, same pool.
-    await eventually('GET /readyz after restore', 60, 250, async () => {
-      const res = await answered('GET /readyz', app.inject({ method: 'GET', url: '/readyz' }));
-      return res.statusCode === 200;
-    });
+    await eventually(
+      'GET /readyz after restore',
+      async () => {
+        const res = await answered('GET /readyz', app.inject({ method: 'GET', url: '/readyz' }));
+        return res.statusCode === 200;
+      },
+      { attempts: 60, intervalMs: 250 },
+    );
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(ready.statusCode, 200, ready.body);
     assert.deepEqual(ready.json(), { status: 'ready', database: 'postgres' });
@@ -372,18 +361,22 @@ test('pg_terminate_backend under the pool: every answer is success or 503 unavai
     const refused = responses.filter((res) => res.statusCode === 503).length;
     t.diagnostic(`after pg_terminate_backend: ${responses.length - refused} succeeded, ${refused} got 503`);
 
-    // Let the terminated idle connections' 'error' events arrive; the process must keep running.
-    await sleep(500);
+    // Let the terminated idle connections' 'error' events arrive: a fixed wait, as it shows the process does NOT die.
+    await quietPeriod(500);
 
     // Within a bounded number of retries requests succeed again.
-    await eventually('GET /v1/ping after pg_terminate_backend', 20, 250, async () => {
-      const res = await answered('GET /v1/ping', api.ping());
-      assert.ok(
-        res.statusCode === 200 || isUnavailableProblem(res),
-        `retry: success or 503 unavailable, got ${res.statusCode} ${res.body}`,
-      );
-      return res.statusCode === 200;
-    });
+    await eventually(
+      'GET /v1/ping after pg_terminate_backend',
+      async () => {
+        const res = await answered('GET /v1/ping', api.ping());
+        assert.ok(
+          res.statusCode === 200 || isUnavailableProblem(res),
+          `retry: success or 503 unavailable, got ${res.statusCode} ${res.body}`,
+        );
+        return res.statusCode === 200;
+      },
+      { attempts: 20, intervalMs: 250 },
+    );
     const again = await Promise.all([api.ping(), api.ping(), api.ping(), api.ping(), api.ping()]);
     for (const res of again) assert.equal(res.statusCode, 200, res.body);
     const phone = '+61412340204';

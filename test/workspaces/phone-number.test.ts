@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { detectNumberType, parsePhone, SUPPORTED_COUNTRIES } from '../../src/workspaces/phone-number.js';
+import { SUPPORTED_COUNTRIES } from '../../src/workspaces/countries.js';
+import {
+  callingCodeOf,
+  countryOfNumber,
+  detectNumberType,
+  formatInternational,
+  parsePhone,
+  splitNumber,
+} from '../../src/workspaces/phone-number.js';
 
 function throwsCode(fn: () => unknown, code: string) {
   assert.throws(fn, (err: unknown) => {
@@ -98,5 +106,29 @@ describe('detectNumberType', () => {
 
   test('an invalid number has no type', () => {
     assert.equal(detectNumberType('+6100000000'), undefined);
+  });
+});
+
+describe('what the rest of the code asks the phone module', () => {
+  test('callingCodeOf: the calling code of a served country, without "+"', () => {
+    assert.deepEqual(SUPPORTED_COUNTRIES.map(callingCodeOf), ['61', '1', '1', '44', '64']);
+  });
+
+  test('countryOfNumber: a served country, told apart by area code for +1; undefined for others', () => {
+    assert.equal(countryOfNumber('+61491570156'), 'AU');
+    assert.equal(countryOfNumber('+12125550123'), 'US');
+    assert.equal(countryOfNumber('+14165550123'), 'CA');
+    assert.equal(countryOfNumber('+33612345678'), undefined);
+    assert.equal(countryOfNumber('not a number'), undefined);
+  });
+
+  test('splitNumber: calling code and national digits; undefined where the number does not parse', () => {
+    assert.deepEqual(splitNumber('+61491570156'), { countryCallingCode: '61', nationalNumber: '491570156' });
+    assert.equal(splitNumber('12'), undefined);
+  });
+
+  test('formatInternational: spaced for people; as given where it does not parse', () => {
+    assert.equal(formatInternational('+61491570156'), '+61 491 570 156');
+    assert.equal(formatInternational('12'), '12');
   });
 });

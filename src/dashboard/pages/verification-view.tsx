@@ -1,9 +1,9 @@
 // What both verification pages show alike: times, durations, numbers, status badges and links.
 import type { FC } from 'hono/jsx';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { toTimestamp } from '../../clock.js';
 import { DELIVERY_ERROR_CODES } from '../../delivery/error-codes.js';
 import type { VerificationRecord } from '../../verification/service.js';
+import { formatInternational } from '../../workspaces/phone-number.js';
 import { BASE } from '../layout.js';
 
 export const PATH = `${BASE}/verifications`;
@@ -25,7 +25,7 @@ export function formatDuration(ms: number): string {
 }
 
 export function formatPhone(e164: string): string {
-  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
+  return formatInternational(e164);
 }
 
 export function errorMeaning(code: string | null | undefined): string | undefined {
