@@ -2,8 +2,9 @@
 // tree and compiles it to SQL on every call; a query whose shape never changes needs that once per dialect.
 // The query is written as usual, naming its inputs through `p`; the first call compiles it with a placeholder
 // in each input's place and remembers which parameter slot takes which input.
-import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
+import type { Compilable, CompiledQuery, Insertable, QueryResult } from 'kysely';
 import type { Db } from './database.js';
+import type { Database } from './tables.js';
 
 const PLACEHOLDER = '\u0000pv-input:';
 
@@ -50,5 +51,29 @@ export function prepared<P extends Record<string, unknown>, O>(
     const { compiled, slots } = planFor(db);
     const parameters = slots.map((slot) => ('input' in slot ? values[slot.input] : slot.value));
     return db.executeQuery<O>({ ...compiled, parameters } as CompiledQuery<O>);
+  };
+}
+
+/**
+ * An insert of whole rows, compiled once: the columns are those of the first row given, and every later row
+ * must have the same ones (a table's row type names every column, so they do).
+ */
+export function preparedInsert<T extends keyof Database & string>(
+  table: T,
+): (db: Db, row: Insertable<Database[T]>) => Promise<void> {
+  let columns: string[] | undefined;
+  let insert: ((db: Db, inputs: Record<string, unknown>) => Promise<QueryResult<unknown>>) | undefined;
+  return async (db, row) => {
+    const given = Object.keys(row);
+    if (!columns || !insert) {
+      const names = given;
+      columns = names;
+      insert = prepared((d, p: Record<string, unknown>) =>
+        d.insertInto(table).values(Object.fromEntries(names.map((c) => [c, p[c]])) as never),
+      );
+    } else if (given.length !== columns.length) {
+      throw new Error(`an insert into ${table} must give the columns ${columns.join(', ')}`);
+    }
+    await insert(db, row as Record<string, unknown>);
   };
 }

@@ -1,44 +1,45 @@
 // SQL for verifications. Every race-prone step is one statement (or runs inside the caller's transaction),
 // and each says which invariant it keeps. Functions take the database (or a transaction) first.
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { prepared, preparedInsert } from '../store/prepared.js';
 import type { VerificationsTable } from '../store/tables.js';
 import type { Status } from './statuses.js';
 
 export type VerificationRow = VerificationsTable;
 
-export async function insertVerification(db: Db, row: VerificationRow): Promise<void> {
-  await db.insertInto('verifications').values(row).execute();
-}
+export const insertVerification = preparedInsert('verifications');
 
-export function findVerification(
+const byId = prepared((db, p: { workspaceId: string; id: string }) =>
+  db.selectFrom('verifications').selectAll().where('id', '=', p.id).where('workspace_id', '=', p.workspaceId),
+);
+
+export async function findVerification(
   db: Db,
   workspaceId: string,
   id: string,
 ): Promise<VerificationRow | undefined> {
-  return db
-    .selectFrom('verifications')
-    .selectAll()
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst();
+  return (await byId(db, { workspaceId, id })).rows[0];
 }
 
 /** The number's pending verification where there is one, else its newest. */
+const byPhone = prepared((db, p: { workspaceId: string; phone: string }) =>
+  db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('workspace_id', '=', p.workspaceId)
+    .where('phone', '=', p.phone)
+    .orderBy(sql`CASE WHEN status = 'pending' THEN 0 ELSE 1 END`)
+    .orderBy('seq', 'desc')
+    .limit(1),
+);
+
 export async function findForPhone(
   db: Db,
   workspaceId: string,
   phone: string,
 ): Promise<VerificationRow | undefined> {
-  return db
-    .selectFrom('verifications')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('phone', '=', phone)
-    .orderBy(sql`CASE WHEN status = 'pending' THEN 0 ELSE 1 END`)
-    .orderBy('seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  return (await byPhone(db, { workspaceId, phone })).rows[0];
 }
 
 /**
@@ -46,17 +47,21 @@ export async function findForPhone(
  * SQLite. Taken first, so the send limit's count and the supersede below see every earlier send. Returns the
  * send's ordinal for the number, which orders its verifications without relying on clock resolution.
  */
-export async function lockPhone(db: Db, workspaceId: string, phone: string, now: number): Promise<number> {
-  const row = await db
+const takePhoneLock = prepared((db, p: { workspaceId: string; phone: string; now: number }) =>
+  db
     .insertInto('phone_locks')
-    .values({ workspace_id: workspaceId, phone, touched_at: now, seq: 1 })
+    .values({ workspace_id: p.workspaceId, phone: p.phone, touched_at: p.now, seq: 1 })
     .onConflict((oc) =>
       oc
         .columns(['workspace_id', 'phone'])
-        .doUpdateSet({ touched_at: now, seq: sql<number>`phone_locks.seq + 1` }),
+        .doUpdateSet({ touched_at: p.now, seq: sql<number>`phone_locks.seq + 1` }),
     )
-    .returning('seq')
-    .executeTakeFirstOrThrow();
+    .returning('seq'),
+);
+
+export async function lockPhone(db: Db, workspaceId: string, phone: string, now: number): Promise<number> {
+  const row = (await takePhoneLock(db, { workspaceId, phone, now })).rows[0];
+  if (!row) throw new Error('the phone lock returned no row');
   return row.seq;
 }
 
@@ -67,16 +72,19 @@ export async function sendTimesSince(
   phone: string,
   since: number,
 ): Promise<number[]> {
-  const rows = await db
-    .selectFrom('verifications')
-    .select('created_at')
-    .where('workspace_id', '=', workspaceId)
-    .where('phone', '=', phone)
-    .where('created_at', '>', since)
-    .orderBy('created_at')
-    .execute();
+  const { rows } = await sendTimes(db, { workspaceId, phone, since });
   return rows.map((r) => r.created_at);
 }
+
+const sendTimes = prepared((db, p: { workspaceId: string; phone: string; since: number }) =>
+  db
+    .selectFrom('verifications')
+    .select('created_at')
+    .where('workspace_id', '=', p.workspaceId)
+    .where('phone', '=', p.phone)
+    .where('created_at', '>', p.since)
+    .orderBy('created_at'),
+);
 
 export interface SupersededRow {
   id: string;
@@ -89,40 +97,45 @@ export interface SupersededRow {
  * Supersede: the number's pending code dies (or is recorded expired, if its time had already run out).
  * Returns the rows it changed, so each gets its timeline event.
  */
-export function supersedePending(
+export async function supersedePending(
   db: Db,
   workspaceId: string,
   phone: string,
   now: number,
 ): Promise<SupersededRow[]> {
-  return db
+  return (await supersede(db, { workspaceId, phone, now })).rows;
+}
+
+const supersede = prepared((db, p: { workspaceId: string; phone: string; now: number }) =>
+  db
     .updateTable('verifications')
     .set({
-      status: sql<Status>`CASE WHEN expires_at <= ${now} THEN 'expired' ELSE 'canceled' END`,
-      updated_at: now,
+      status: sql<Status>`CASE WHEN expires_at <= ${p.now} THEN 'expired' ELSE 'canceled' END`,
+      updated_at: p.now,
     })
-    .where('workspace_id', '=', workspaceId)
-    .where('phone', '=', phone)
+    .where('workspace_id', '=', p.workspaceId)
+    .where('phone', '=', p.phone)
     .where('status', '=', 'pending')
-    .returning(['id', 'status', 'expires_at'])
-    .execute();
-}
+    .returning(['id', 'status', 'expires_at']),
+);
 
 /**
  * Persists expiry of one verification if it is due; a no-op otherwise. True only for the caller whose
  * statement changed the row: of several racing readers exactly one records the expiry.
  */
 export async function expireIfDue(db: Db, id: string, now: number): Promise<boolean> {
-  const changed = await db
-    .updateTable('verifications')
-    .set({ status: 'expired', updated_at: now })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where('expires_at', '<=', now)
-    .returning('id')
-    .executeTakeFirst();
-  return changed !== undefined;
+  return (await expireOne(db, { id, now })).rows.length > 0;
 }
+
+const expireOne = prepared((db, p: { id: string; now: number }) =>
+  db
+    .updateTable('verifications')
+    .set({ status: 'expired', updated_at: p.now })
+    .where('id', '=', p.id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', p.now)
+    .returning('id'),
+);
 
 /**
  * The sweeper's bulk expiry. Idempotent, so several processes may run it at once; each row comes back to the
@@ -146,39 +159,47 @@ export function expireAllDue(
  * attempts never exceed max_attempts, nothing is accepted once the budget is spent or the code expired, and
  * the last wrong attempt fails the verification. Undefined when the verification no longer takes a code.
  */
-export function spendAttempt(
+export async function spendAttempt(
   db: Db,
   id: string,
   now: number,
   correct: boolean,
 ): Promise<VerificationRow | undefined> {
-  return db
-    .updateTable('verifications')
-    .set({
-      attempts: sql<number>`attempts + 1`,
-      status: correct
-        ? 'verified'
-        : sql<Status>`CASE WHEN attempts + 1 >= max_attempts THEN 'failed' ELSE 'pending' END`,
-      verified_at: correct ? now : null,
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .whereRef('attempts', '<', 'max_attempts')
-    .where('expires_at', '>', now)
-    .returningAll()
-    .executeTakeFirst();
+  return (await (correct ? spendRight : spendWrong)(db, { id, now })).rows[0];
 }
+
+/** The attempt's outcome, as the statement sets it: verified, or a wrong guess (failed when it was the last). */
+function spend(
+  outcome: (p: { now: number }) => { status: Status | RawBuilder<Status>; verified_at: number | null },
+) {
+  return prepared((db, p: { id: string; now: number }) =>
+    db
+      .updateTable('verifications')
+      .set({ attempts: sql<number>`attempts + 1`, ...outcome(p), updated_at: p.now })
+      .where('id', '=', p.id)
+      .where('status', '=', 'pending')
+      .whereRef('attempts', '<', 'max_attempts')
+      .where('expires_at', '>', p.now)
+      .returningAll(),
+  );
+}
+const spendRight = spend((p) => ({ status: 'verified', verified_at: p.now }));
+const spendWrong = spend(() => ({
+  status: sql<Status>`CASE WHEN attempts + 1 >= max_attempts THEN 'failed' ELSE 'pending' END`,
+  verified_at: null,
+}));
 
 /** Cancels a pending, unexpired verification; finished ones are left as they are (idempotent). True if it did. */
 export async function cancelPending(db: Db, id: string, now: number): Promise<boolean> {
-  const changed = await db
-    .updateTable('verifications')
-    .set({ status: 'canceled', updated_at: now })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where('expires_at', '>', now)
-    .returning('id')
-    .executeTakeFirst();
-  return changed !== undefined;
+  return (await cancelOne(db, { id, now })).rows.length > 0;
 }
+
+const cancelOne = prepared((db, p: { id: string; now: number }) =>
+  db
+    .updateTable('verifications')
+    .set({ status: 'canceled', updated_at: p.now })
+    .where('id', '=', p.id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', p.now)
+    .returning('id'),
+);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { prepared } from '../../src/store/prepared.js';
+import { prepared, preparedInsert } from '../../src/store/prepared.js';
 import { cacheSqliteStatements } from '../../src/store/statement-cache.js';
 import { openTestStore, type TestStoreHandle } from '../helpers/app.js';
 
@@ -50,6 +50,29 @@ describe('queries compiled once', () => {
         [odd.length, 1],
         [4, 3],
       ],
+    );
+  });
+
+  test('whole-row inserts compile once from the first row; a row with other columns is refused', async () => {
+    const { db } = handle.store;
+    const insert = preparedInsert('request_counters');
+    await insert(db, { workspace_id: 'ws_rows', window_start: 1, count: 7 });
+    await db
+      .transaction()
+      .execute((tx) => insert(tx, { workspace_id: 'ws_rows', window_start: 2, count: 8 }));
+    const rows = await db
+      .selectFrom('request_counters')
+      .select(['window_start', 'count'])
+      .where('workspace_id', '=', 'ws_rows')
+      .orderBy('window_start')
+      .execute();
+    assert.deepEqual(rows, [
+      { window_start: 1, count: 7 },
+      { window_start: 2, count: 8 },
+    ]);
+    await assert.rejects(
+      insert(db, { workspace_id: 'ws_rows', window_start: 3 } as never),
+      /must give the columns workspace_id, window_start, count/,
     );
   });
 
