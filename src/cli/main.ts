@@ -2,19 +2,22 @@
 // 1 when the command itself failed, 2 when it was called wrongly.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
+import type { AnyCarrier } from '../delivery/carriers/descriptor.js';
 import { AppError } from '../errors.js';
 import { createServices } from '../services.js';
 import { openStore } from '../store/database.js';
+import { carrierCommands } from './carrier-commands.js';
 import { COMMANDS } from './commands.js';
+import type { Command } from './options.js';
 import { printJson, UsageError } from './output.js';
 
-const HELP = `phone-verify: phone verification by voice call or SMS
+const help = (commands: Record<string, Command>) => `phone-verify: phone verification by voice call or SMS
 
 Usage: phone-verify <command> [options] [--json]
 
 Commands:
   serve                       run the HTTP service (PORT, HOST, DATABASE_URL, PHONE_VERIFY_SECRET, PUBLIC_URL)
-${Object.values(COMMANDS)
+${Object.values(commands)
   .map((c) => `  ${c.usage}`)
   .join('\n')}
 
@@ -32,7 +35,10 @@ function fail(message: string, code: number): number {
   return code;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** `carrierTypes`: the carriers to know (default: the built-in ones); a test may run commands with its own. */
+export async function main(argv: string[], carrierTypes?: readonly AnyCarrier[]): Promise<number> {
+  const commands = carrierTypes ? { ...COMMANDS, ...carrierCommands(carrierTypes) } : COMMANDS;
+  const HELP = help(commands);
   const json = argv.includes('--json');
   const args = argv.filter((a) => a !== '--json');
   if (args.length === 0) {
@@ -55,7 +61,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const name = args[0] === 'outbox' ? 'outbox' : `${args[0]} ${args[1] ?? ''}`.trim();
-    const command = COMMANDS[name];
+    const command = commands[name];
     if (!command) throw new UsageError(`unknown command "${name}"; run phone-verify --help`);
     const { values, positionals } = parseArgs({
       args: args.slice(name.split(' ').length),
@@ -68,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
     const store = await openStore(config.database);
     try {
       const result = await command.run(
-        createServices({ store, secret: config.secret, publicUrl: config.publicUrl }),
+        createServices({ store, secret: config.secret, publicUrl: config.publicUrl, carrierTypes }),
         values,
         positionals,
       );
