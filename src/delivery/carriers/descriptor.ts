@@ -81,7 +81,7 @@ export interface CarrierRuntime {
 export interface CarrierDescriptor<C = Record<string, unknown>, R extends CarrierRuntime = CarrierRuntime> {
   /** The type stored with each account, in URLs and in `--type`: lower case, stable. */
   type: string;
-  /** How people read it: "Twilio". Also the prefix of failure messages from its reports. */
+  /** How people read it (its brand). Also the prefix of failure messages from its reports. */
   label: string;
   /** The credentials, in the order forms show them. Any other field is refused. */
   fields: readonly CredentialField[];
