@@ -64,7 +64,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await app.close();
     await stopDispatcher();
     // After the last hand-over, before the store: receipts still arriving are applied until the unbind.
-    await services.smpp.close();
+    await services.carrierRuntime.close();
     await stopSweeper();
     await store.close();
     process.exit(0);

@@ -10,7 +10,9 @@ import {
   DEFAULT_DELIVERY_WAIT_MS,
   DEFAULT_RETENTION_DAYS,
 } from './config.js';
-import { createSmppGateway, type SmppGateway } from './delivery/carriers/smpp/gateway.js';
+import type { AnyCarrier } from './delivery/carriers/descriptor.js';
+import { BUILT_IN_CARRIERS } from './delivery/carriers/index.js';
+import { type CarrierRuntimes, createCarrierRuntimes } from './delivery/carriers/runtime.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createOutbox, type Outbox } from './delivery/outbox.js';
@@ -51,8 +53,10 @@ export interface Services {
   retention: Retention;
   accounts: AccountService;
   carriers: CarrierService;
-  /** SMPP sessions, one per account, opened by its first send; close() unbinds them (the serving process's end). */
-  smpp: SmppGateway;
+  /** The carriers this service knows (their descriptors): accounts, routes, forms and CLI options read them. */
+  carrierTypes: readonly AnyCarrier[];
+  /** What carriers keep per process (sessions opened by a first send); close() ends it (the process's end). */
+  carrierRuntime: CarrierRuntimes;
   /** Carrier status callbacks applied to the verification they concern (the webhooks). */
   statusReports: CarrierStatusReports;
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
@@ -66,7 +70,7 @@ export interface DeliveryOptions {
   carrierTimeoutMs?: number;
   /** Jitter source of retry delays; tests pin it. */
   random?: () => number;
-  /** Where background delivery work (dispatcher, SMPP sessions) reports: the serving process's log. */
+  /** Where background delivery work (dispatcher, carrier sessions) reports: the serving process's log. */
   log?: DeliveryLog;
 }
 
@@ -83,6 +87,8 @@ export function createServices(deps: {
   /** Where carriers reach the service (PUBLIC_URL): status callbacks are requested under it. */
   publicUrl: string;
   delivery?: DeliveryOptions;
+  /** The carriers accounts may be of (default: the built-in ones; a test may add its own). */
+  carrierTypes?: readonly AnyCarrier[];
 }): Services {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
@@ -91,30 +97,29 @@ export function createServices(deps: {
   const workspaces = createWorkspaceService({ db, clock });
   const keys = createKeyService({ db, clock, workspaces });
   const devProvider = createDevProvider({ db, clock, reports: createDeliveryReports({ db, clock }) });
-  const carrierAccounts = createCarrierService({ db, clock, secret, workspaces });
+  const carrierTypes = deps.carrierTypes ?? BUILT_IN_CARRIERS;
   const carrierTimeoutMs = deps.delivery?.carrierTimeoutMs ?? DEFAULT_CARRIER_TIMEOUT_MS;
   const statusReports = createCarrierStatusReports({ db, clock });
-  const smpp = createSmppGateway({
+  const carrierRuntime = createCarrierRuntimes(carrierTypes, {
     timeoutMs: carrierTimeoutMs,
     log: deps.delivery?.log,
-    // Receipts arrive on the account's own session, so they are applied within its workspace alone.
-    onReceipt: ({ workspaceId, report }) => statusReports.apply({ workspaceId, carrier: 'SMPP', report }),
+    report: (input) => statusReports.apply(input),
   });
-  const carriers: CarrierService = {
-    ...carrierAccounts,
-    // A removed SMPP account's session is unbound here at once; other processes' sweepers let theirs go.
-    async removeAccount(workspaceId, id) {
-      const removed = await carrierAccounts.removeAccount(workspaceId, id);
-      await smpp.release(id);
-      return removed;
-    },
-  };
+  const carriers = createCarrierService({
+    db,
+    clock,
+    secret,
+    workspaces,
+    carrierTypes,
+    runtime: carrierRuntime,
+  });
   const providers = createProviderRouter({
     carriers,
     devProvider,
     publicUrl: deps.publicUrl,
     timeoutMs: carrierTimeoutMs,
-    smpp,
+    carrierTypes,
+    runtimes: carrierRuntime,
   });
   const dispatcher = createDispatcher({
     store,
@@ -124,6 +129,7 @@ export function createServices(deps: {
     carrierTimeoutMs,
     random: deps.delivery?.random,
     warn: deps.delivery?.log?.warn,
+    carrierTypes,
   });
   const verifications = createVerificationService({
     db,
@@ -132,6 +138,7 @@ export function createServices(deps: {
     dispatcher,
     deliveryWaitMs: deps.delivery?.waitMs ?? DEFAULT_DELIVERY_WAIT_MS,
     workspaces,
+    carrierTypes,
   });
   const requestLimiter = createRequestLimiter({ db, clock });
   const retention = createRetention({
@@ -160,17 +167,26 @@ export function createServices(deps: {
     retention,
     accounts,
     carriers,
-    smpp,
+    carrierTypes,
+    carrierRuntime,
     statusReports,
     publicUrl: deps.publicUrl,
   };
 }
 
 /** The store named by the configuration and the services over it, for a one-shot process (a CLI command). */
-export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
+export async function openServices(
+  config: Config,
+  carrierTypes?: readonly AnyCarrier[],
+): Promise<{ services: Services; close(): Promise<void> }> {
   const store = await openStore(config.database);
   try {
-    const services = createServices({ store, secret: config.secret, publicUrl: config.publicUrl });
+    const services = createServices({
+      store,
+      secret: config.secret,
+      publicUrl: config.publicUrl,
+      carrierTypes,
+    });
     return { services, close: () => store.close() };
   } catch (err) {
     await store.close();

@@ -1,6 +1,6 @@
 // Background work of a serving process: every interval it persists expiry, applies the development provider's
-// due failure reports, deletes the delivery jobs of codes nobody wants any more and lets go of the SMPP sessions
-// of accounts removed through another process; about once an hour it prunes old data (retention). Every step is
+// due failure reports, deletes the delivery jobs of codes nobody wants any more and lets go of what carriers
+// hold (sessions) for accounts removed through another process; about once an hour it prunes old data (retention). Every step is
 // idempotent and claims its rows, so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services.js';
@@ -10,7 +10,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 /** What the sweeper works with: services, never the store. */
 export type SweeperServices = Pick<
   Services,
-  'verifications' | 'devProvider' | 'dispatcher' | 'smpp' | 'carriers' | 'retention'
+  'verifications' | 'devProvider' | 'dispatcher' | 'carrierRuntime' | 'carriers' | 'retention'
 >;
 
 export function startSweeper(
@@ -27,8 +27,10 @@ export function startSweeper(
       const reports = await services.devProvider.applyDueReports();
       // Codes verified, canceled, superseded or expired while their delivery waited: their jobs go.
       const dropped = await services.dispatcher.dropUnwanted();
-      // An SMPP account removed through another process: this process lets its session go too.
-      const released = await services.smpp.releaseAllBut(await services.carriers.accountIdsOfType('smpp'));
+      // An account removed through another process: this process lets its session go too.
+      const released = await services.carrierRuntime.releaseRemoved((type) =>
+        services.carriers.accountIdsOfType(type),
+      );
       if (expired + reports + dropped + released > 0) {
         log.debug({ expired, reports, dropped, released }, 'sweep');
       }

@@ -1,104 +1,61 @@
-// What a carrier account is, per type: its credentials, and the rules that validate them (for the CLI, the
-// dashboard and rotation alike) before they are sealed.
-import { createPrivateKey } from 'node:crypto';
+// What a carrier account is: a type (one of the carriers the service was built with), credentials, and the
+// rules that validate them (for the CLI, the dashboard and rotation alike) before they are sealed. The rules of
+// each type are its descriptor's fields (src/delivery/carriers/<type>/).
+import type { AnyCarrier, CarrierAccountOf, CredentialField } from '../delivery/carriers/descriptor.js';
 import { invalidField } from '../errors.js';
 
-export const CARRIER_TYPES = ['twilio', 'telnyx', 'vonage', 'smpp'] as const;
-export type CarrierType = (typeof CARRIER_TYPES)[number];
+/** A carrier type's name, as stored with each account ("carrier list" shows it). */
+export type CarrierType = string;
 
-export interface TwilioAccountCredentials {
-  accountSid: string;
-  authToken: string;
-}
-export interface TelnyxAccountCredentials {
-  apiKey: string;
-  connectionId?: string;
-  messagingProfileId?: string;
-  /** Base64 Ed25519 key that checks Telnyx's webhook signatures. */
-  publicKey?: string;
-}
-export interface VonageAccountCredentials {
-  apiKey: string;
-  apiSecret: string;
-  applicationId: string;
-  /** PEM. */
-  privateKey: string;
-  /** Checks the HS256 signature of Vonage's callbacks. */
-  signatureSecret: string;
-}
-export interface SmppAccountCredentials {
-  host: string;
-  port: number;
-  systemId: string;
-  password: string;
-  /** bind_transceiver's system_type, where the SMSC asks for one (empty otherwise). */
-  systemType?: string;
-}
-
-interface AccountBase {
-  id: string;
-  workspaceId: string;
-  baseUrl: string | undefined;
-}
-export type CarrierAccount = AccountBase &
-  (
-    | { type: 'twilio'; credentials: TwilioAccountCredentials }
-    | { type: 'telnyx'; credentials: TelnyxAccountCredentials }
-    | { type: 'vonage'; credentials: VonageAccountCredentials }
-    | { type: 'smpp'; credentials: SmppAccountCredentials }
-  );
-
-/** Per type: the fields it requires and the ones it may take. Anything else is refused. */
-const FIELDS: Record<CarrierType, { required: string[]; optional: string[] }> = {
-  twilio: { required: ['accountSid', 'authToken'], optional: [] },
-  telnyx: { required: ['apiKey'], optional: ['connectionId', 'messagingProfileId', 'publicKey'] },
-  vonage: {
-    required: ['apiKey', 'apiSecret', 'applicationId', 'privateKey', 'signatureSecret'],
-    optional: [],
-  },
-  smpp: { required: ['host', 'port', 'systemId', 'password'], optional: ['systemType'] },
-};
+/** An account with its credentials decrypted: what its carrier's descriptor validated for its type. */
+export type CarrierAccount = CarrierAccountOf<Record<string, unknown>>;
 
 /** Errors name fields in snake_case, as forms and the CLI (--account-sid) spell them. */
-const field = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** The carrier of a type, or a field error listing the types there are. */
+export function carrierOfType(carriers: readonly AnyCarrier[], type: string): AnyCarrier {
+  const carrier = carriers.find((c) => c.type === type);
+  if (!carrier) throw invalidField('type', `must be one of ${carriers.map((c) => c.type).join(', ')}`);
+  return carrier;
+}
+
+function checkedValue(f: CredentialField, value: unknown): unknown {
+  if (f.kind === 'port') {
+    const port = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    if (!Number.isSafeInteger(port) || (port as number) < 1 || (port as number) > 65_535) {
+      throw invalidField(snakeCase(f.name), 'must be a whole number from 1 to 65535');
+    }
+    return port;
+  }
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw invalidField(snakeCase(f.name), 'must not be empty');
+  }
+  // A PEM key is kept byte for byte; anything else loses the spaces a paste brings.
+  return f.kind === 'pem' ? value : value.trim();
+}
+
+/** The credentials the carrier's fields allow, checked and normalised; any other field is refused. */
 export function validateCredentials(
-  type: CarrierType,
+  carrier: AnyCarrier,
   given: Record<string, unknown>,
 ): Record<string, unknown> {
-  const { required, optional } = FIELDS[type];
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(given)) {
     if (value === undefined) continue;
-    if (!required.includes(name) && !optional.includes(name)) {
-      throw invalidField(field(name), `does not apply to a ${type} account`);
-    }
-    if (name === 'port') {
-      const port = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-      if (!Number.isSafeInteger(port) || (port as number) < 1 || (port as number) > 65_535) {
-        throw invalidField('port', 'must be a whole number from 1 to 65535');
-      }
-      out.port = port;
-      continue;
-    }
-    if (typeof value !== 'string' || value.trim() === '')
-      throw invalidField(field(name), 'must not be empty');
-    out[name] = name === 'privateKey' ? value : value.trim();
+    const f = carrier.fields.find((x) => x.name === name);
+    if (!f) throw invalidField(snakeCase(name), `does not apply to a ${carrier.type} account`);
+    out[name] = checkedValue(f, value);
   }
-  for (const name of required) {
-    if (out[name] === undefined) throw invalidField(field(name), `is required for a ${type} account`);
-  }
-  if (type === 'vonage') {
-    try {
-      createPrivateKey(out.privateKey as string);
-    } catch {
-      throw invalidField('private_key', 'must be a private key in PEM form');
+  for (const f of carrier.fields) {
+    if (f.required && out[f.name] === undefined) {
+      throw invalidField(snakeCase(f.name), `is required for a ${carrier.type} account`);
     }
   }
-  if (type === 'telnyx' && out.publicKey !== undefined) {
-    if (Buffer.from(out.publicKey as string, 'base64').length !== 32) {
-      throw invalidField('public_key', 'must be the base64 Ed25519 public key Telnyx shows');
-    }
+  for (const f of carrier.fields) {
+    const value = out[f.name];
+    const reason = f.check && typeof value === 'string' ? f.check(value) : undefined;
+    if (reason) throw invalidField(snakeCase(f.name), reason);
   }
   return out;
 }

@@ -1,15 +1,18 @@
-// Carrier accounts of a workspace: credentials validated per carrier and kept encrypted. Lists never carry a
-// secret; getAccount (decrypted) is for the router and the webhook routes alone.
+// Carrier accounts of a workspace: credentials validated per carrier (its descriptor's fields) and kept
+// encrypted. Lists never carry a secret; getAccount (decrypted) is for the router and the webhook routes alone.
+// Removing an account also lets go of what the carriers' runtimes hold for it in this process.
 import { type Clock, toTimestamp } from '../clock.js';
-import { AppError, invalidField } from '../errors.js';
+import type { AnyCarrier } from '../delivery/carriers/descriptor.js';
+import type { CarrierRuntimes } from '../delivery/carriers/runtime.js';
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { deriveKey } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { type NumberView, presentNumber, type WorkspaceService } from '../workspaces/service.js';
 import {
-  CARRIER_TYPES,
   type CarrierAccount,
   type CarrierType,
+  carrierOfType,
   validateBaseUrl,
   validateCredentials,
 } from './account-types.js';
@@ -33,7 +36,7 @@ export interface CarrierAccountListing extends CarrierAccountView {
 }
 
 function present(row: repo.CarrierAccountRow): CarrierAccountView {
-  return { id: row.id, type: row.type as CarrierType, created_at: toTimestamp(row.created_at) };
+  return { id: row.id, type: row.type, created_at: toTimestamp(row.created_at) };
 }
 
 function presentListing(row: repo.CarrierAccountRow, numbers: string[]): CarrierAccountListing {
@@ -49,8 +52,12 @@ export function createCarrierService(deps: {
   clock: Clock;
   secret: string;
   workspaces: WorkspaceService;
+  /** The carriers accounts may be of. */
+  carrierTypes: readonly AnyCarrier[];
+  /** What this process holds per account (sessions), let go when the account is removed. */
+  runtime?: Pick<CarrierRuntimes, 'release'>;
 }) {
-  const { db, clock, workspaces } = deps;
+  const { db, clock, workspaces, carrierTypes } = deps;
   const key = deriveKey(deps.secret, 'credentials');
 
   return {
@@ -61,11 +68,9 @@ export function createCarrierService(deps: {
       baseUrl?: string;
     }): Promise<CarrierAccountView> {
       await workspaces.requireWorkspace(input.workspaceId);
-      if (!CARRIER_TYPES.includes(input.type as CarrierType)) {
-        throw invalidField('type', `must be one of ${CARRIER_TYPES.join(', ')}`);
-      }
-      const type = input.type as CarrierType;
-      const credentials = validateCredentials(type, input.credentials);
+      const carrier = carrierOfType(carrierTypes, input.type);
+      const type = carrier.type;
+      const credentials = validateCredentials(carrier, input.credentials);
       const id = newId('car');
       const row: repo.CarrierAccountRow = {
         id,
@@ -99,7 +104,7 @@ export function createCarrierService(deps: {
 
     /** Deletes an account no number sends through; while some do, refuses (409) and names them. */
     async removeAccount(workspaceId: string, id: string): Promise<CarrierAccountListing> {
-      return db.transaction().execute(async (tx) => {
+      const removed = await db.transaction().execute(async (tx) => {
         // Under the account's lock: a number being tied to it at the same moment is either seen here, or
         // finds the account gone.
         const row = await repo.lockAccount(tx, workspaceId, id);
@@ -116,6 +121,14 @@ export function createCarrierService(deps: {
         await repo.deleteAccount(tx, workspaceId, id);
         return presentListing(row, []);
       });
+      // Its session (if any) is unbound at once here; other processes' sweepers let theirs go.
+      await deps.runtime?.release(id);
+      return removed;
+    },
+
+    /** The ids of every account of one type, in any workspace (for what a process holds per account). */
+    accountIdsOfType(type: string): Promise<Set<string>> {
+      return repo.accountIdsOfType(db, type);
     },
 
     /**
@@ -132,7 +145,11 @@ export function createCarrierService(deps: {
       const row = await repo.findAccount(db, id);
       if (!row || row.workspace_id !== workspaceId) throw noAccount(workspaceId, id);
       const changes: Partial<repo.CarrierAccountRow> = {
-        credentials: encryptCredentials(key, id, validateCredentials(row.type as CarrierType, credentials)),
+        credentials: encryptCredentials(
+          key,
+          id,
+          validateCredentials(carrierOfType(carrierTypes, row.type), credentials),
+        ),
       };
       if (baseUrl !== undefined) {
         changes.base_url = baseUrl === null || baseUrl.trim() === '' ? null : validateBaseUrl(baseUrl);
@@ -175,12 +192,7 @@ export function createCarrierService(deps: {
         type: row.type,
         credentials: decryptCredentials(key, row.id, row.credentials),
         baseUrl: row.base_url ?? undefined,
-      } as unknown as CarrierAccount;
-    },
-
-    /** The ids of every account of one type, in every workspace (the sweeper lets go of removed SMPP ones). */
-    accountIdsOfType(type: CarrierType): Promise<Set<string>> {
-      return repo.accountIdsOfType(db, type);
+      } as CarrierAccount;
     },
   };
 }

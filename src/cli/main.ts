@@ -2,18 +2,21 @@
 // 1 when the command itself failed, 2 when it was called wrongly.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
+import type { AnyCarrier } from '../delivery/carriers/descriptor.js';
 import { AppError } from '../errors.js';
 import { openServices } from '../services.js';
+import { carrierCommands } from './carrier-commands.js';
 import { COMMANDS } from './commands.js';
+import type { Command } from './options.js';
 import { printJson, UsageError } from './output.js';
 
-const HELP = `phone-verify: phone verification by voice call or SMS
+const help = (commands: Record<string, Command>) => `phone-verify: phone verification by voice call or SMS
 
 Usage: phone-verify <command> [options] [--json]
 
 Commands:
   serve                       run the HTTP service (PORT, HOST, DATABASE_URL, PHONE_VERIFY_SECRET, PUBLIC_URL)
-${Object.values(COMMANDS)
+${Object.values(commands)
   .map((c) => `  ${c.usage}`)
   .join('\n')}
 
@@ -31,7 +34,10 @@ function fail(message: string, code: number): number {
   return code;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** `carrierTypes`: the carriers to know (default: the built-in ones); a test may run commands with its own. */
+export async function main(argv: string[], carrierTypes?: readonly AnyCarrier[]): Promise<number> {
+  const commands = carrierTypes ? { ...COMMANDS, ...carrierCommands(carrierTypes) } : COMMANDS;
+  const HELP = help(commands);
   const json = argv.includes('--json');
   const args = argv.filter((a) => a !== '--json');
   if (args.length === 0) {
@@ -54,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const name = args[0] === 'outbox' ? 'outbox' : `${args[0]} ${args[1] ?? ''}`.trim();
-    const command = COMMANDS[name];
+    const command = commands[name];
     if (!command) throw new UsageError(`unknown command "${name}"; run phone-verify --help`);
     const { values, positionals } = parseArgs({
       args: args.slice(name.split(' ').length),
@@ -64,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
     });
     if (positionals.length !== (command.positionals ?? 0))
       throw new UsageError(`usage: phone-verify ${command.usage}`);
-    const opened = await openServices(config);
+    const opened = await openServices(config, carrierTypes);
     try {
       const result = await command.run(opened.services, values, positionals);
       if (json) printJson(result);

@@ -114,6 +114,3 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   registerAuthPages(app, services, options);
   registerPages(app, services);
 }
-
-// The carrier pages still import these from here (they belong to the carrier work); the other pages use session.ts.
-export { sessionOf, workspaceOf } from './session.js';

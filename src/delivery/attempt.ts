@@ -8,7 +8,7 @@ import { unseal } from '../sealing.js';
 import type { Db } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
 import { createTimeline, type NewEvent } from '../timeline/timeline.js';
-import { deliverySenders } from '../workspaces/channels.js';
+import { type CarrierChannels, deliverySenders } from '../workspaces/channels.js';
 import { listSenders, type SenderRow } from '../workspaces/repository.js';
 import { retryDelayMs } from './backoff.js';
 import * as jobs from './jobs.js';
@@ -31,6 +31,8 @@ export interface DeliveryAttemptDeps {
   jobKey: Buffer;
   random: () => number;
   warn: (message: string, err?: unknown) => void;
+  /** Which channels each carrier carries (fail-over only moves to a number that can send on the channel). */
+  carrierTypes: readonly CarrierChannels[];
 }
 
 type Attempt =
@@ -132,7 +134,13 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       return;
     }
     const numbers = await listSenders(db, row.workspace_id);
-    const senders = deliverySenders(numbers, row.channel, row.country ?? '', row.from_number);
+    const senders = deliverySenders(
+      numbers,
+      row.channel,
+      row.country ?? '',
+      row.from_number,
+      deps.carrierTypes,
+    );
     const sender: SenderRow | undefined = senders[job.attempts % Math.max(1, senders.length)];
     if (!sender) {
       await giveUp(

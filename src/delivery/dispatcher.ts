@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { seal } from '../sealing.js';
 import type { Store } from '../store/database.js';
+import type { CarrierChannels } from '../workspaces/channels.js';
 import { createDeliveryAttempts } from './attempt.js';
 import { leaseMsFor } from './backoff.js';
 import * as jobs from './jobs.js';
@@ -29,6 +30,8 @@ export interface DispatcherDeps {
   random?: () => number;
   /** Where failures of the dispatcher's own work are reported (default: a process warning). */
   warn?: (message: string, err?: unknown) => void;
+  /** Which channels each carrier carries. */
+  carrierTypes: readonly CarrierChannels[];
 }
 
 /** A job the send has just committed, held by that send for its first attempt. */
@@ -53,6 +56,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     jobKey,
     random: deps.random ?? Math.random,
     warn,
+    carrierTypes: deps.carrierTypes,
   });
   const inFlight = new Set<Promise<void>>();
 

@@ -53,7 +53,7 @@ export function createCarrierStatusReports(deps: { db: Db; clock: Clock }): Carr
       // Scoped to the account's workspace, so one workspace's carrier cannot touch another's verifications.
       const row = await findByProviderId(deps.db, workspaceId, report.providerId);
       if (!row) return 'unknown_verification';
-      // Carriers retry, and Twilio's signatures carry no timestamp: the same report again writes nothing new,
+      // Carriers retry, and some signatures carry no timestamp: the same report again writes nothing new,
       // decided by the update itself, so of two copies racing exactly one is applied.
       const applied = await sink.deliveryFailed({
         verificationId: row.id,
@@ -66,7 +66,7 @@ export function createCarrierStatusReports(deps: { db: Db; clock: Clock }): Carr
   };
 }
 
-/** "Twilio 30003: undelivered: Unreachable destination handset", without repeating a code that is the words. */
+/** "<Carrier> 30003: undelivered: Unreachable destination handset", without repeating a code that is the words. */
 export function carrierFailureMessage(carrier: string, report: StatusReport): string {
   const { carrierCode: code, carrierMessage: words } = report;
   const text =

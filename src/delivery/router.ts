@@ -1,47 +1,16 @@
 // The provider router: a number tied to a carrier account sends through that account's adapter, any other
-// number through the development provider. Adapters are built per send from the stored account, so a change
-// of credentials applies to the next send (building one is cheap: no connection is kept; SMPP's sessions live
-// in the gateway, which replaces a session whose credentials changed).
+// number through the development provider. Adapters are built per send from the stored account by its
+// carrier's descriptor, so a change of credentials applies to the next send (building one is cheap: no
+// connection is kept; carriers that keep sessions hold them in their runtime, which replaces a session whose
+// credentials changed).
 
 import { CredentialsUnreadableError } from '../carrier-accounts/credentials.js';
 import type { CarrierAccount, CarrierService } from '../carrier-accounts/service.js';
-import type { NumberRow } from '../workspaces/repository.js';
 import { statusCallbackUrl } from './callback-url.js';
-import type { SmppGateway } from './carriers/smpp/gateway.js';
-import { createTelnyxAdapter } from './carriers/telnyx/adapter.js';
-import { createTwilioAdapter } from './carriers/twilio/adapter.js';
-import { createVonageAdapter } from './carriers/vonage/adapter.js';
-import type { DeliveryProvider, HandOver, ProviderRouter } from './provider.js';
-
-/** A provider that takes nothing: the number's account cannot send, and every send says why. */
-function refusing(name: string, errorMessage: string): DeliveryProvider {
-  const refusal: HandOver = { ok: false, providerId: null, errorCode: 'provider_error', errorMessage };
-  return { name, send: async () => refusal };
-}
-
-function adapterFor(
-  account: CarrierAccount,
-  callbackUrl: string,
-  timeoutMs?: number,
-  smpp?: SmppGateway,
-): DeliveryProvider {
-  const common = { baseUrl: account.baseUrl, statusCallbackUrl: callbackUrl, timeoutMs };
-  switch (account.type) {
-    case 'twilio':
-      return createTwilioAdapter({ ...common, credentials: account.credentials });
-    case 'telnyx':
-      return createTelnyxAdapter({ ...common, credentials: account.credentials });
-    case 'vonage':
-      return createVonageAdapter({ ...common, credentials: account.credentials });
-    case 'smpp':
-      // SMPP keeps a bound session per account, so its adapters come from the process's one gateway.
-      if (smpp) return smpp.adapterFor(account);
-      return refusing(
-        'smpp',
-        `Carrier account ${account.id} is an SMPP account, and SMPP sending is not set up in this process: nothing was sent.`,
-      );
-  }
-}
+import { type AnyCarrier, findCarrier, refusingProvider } from './carriers/descriptor.js';
+import { BUILT_IN_CARRIERS } from './carriers/index.js';
+import type { CarrierRuntimes } from './carriers/runtime.js';
+import type { DeliveryProvider, ProviderRouter } from './provider.js';
 
 export function createProviderRouter(deps: {
   carriers: Pick<CarrierService, 'getAccount'>;
@@ -49,12 +18,15 @@ export function createProviderRouter(deps: {
   publicUrl: string;
   /** How long one request to a carrier may take (the adapters' default where unset). */
   timeoutMs?: number;
-  /** The process's SMPP sessions; without it, SMPP accounts refuse every send. */
-  smpp?: SmppGateway;
+  /** The carriers accounts may be of (default: the built-in ones). */
+  carrierTypes?: readonly AnyCarrier[];
+  /** The process's carrier runtimes; without them, accounts of a carrier that needs one refuse every send. */
+  runtimes?: Pick<CarrierRuntimes, 'of'>;
 }): ProviderRouter {
   const { carriers, devProvider, publicUrl } = deps;
+  const carrierTypes = deps.carrierTypes ?? BUILT_IN_CARRIERS;
   return {
-    async providerFor(sender: NumberRow): Promise<DeliveryProvider> {
+    async providerFor(sender) {
       if (sender.carrier_id === null) return devProvider;
       let account: CarrierAccount | undefined;
       try {
@@ -62,18 +34,29 @@ export function createProviderRouter(deps: {
       } catch (err) {
         if (!(err instanceof CredentialsUnreadableError)) throw err;
         // Sealed under another server secret, or altered: the account cannot be used until re-added.
-        return refusing(
+        return refusingProvider(
           'carrier',
           `The credentials of carrier account ${sender.carrier_id} cannot be read with this server's secret: nothing was sent.`,
         );
       }
       if (!account || account.workspaceId !== sender.workspace_id) {
-        return refusing(
+        return refusingProvider(
           'carrier',
           `Carrier account ${sender.carrier_id} no longer exists: nothing was sent.`,
         );
       }
-      return adapterFor(account, statusCallbackUrl(publicUrl, account), deps.timeoutMs, deps.smpp);
+      const carrier = findCarrier(carrierTypes, account.type);
+      if (!carrier) {
+        return refusingProvider(
+          account.type,
+          `Carrier account ${account.id} is of type ${account.type}, which this process does not know: nothing was sent.`,
+        );
+      }
+      return carrier.createAdapter(account, {
+        statusCallbackUrl: statusCallbackUrl(publicUrl, account),
+        timeoutMs: deps.timeoutMs,
+        runtime: deps.runtimes?.of(carrier.type),
+      });
     },
   };
 }

@@ -1,34 +1,19 @@
-// Carrier status callbacks: POST /webhooks/{twilio,telnyx,vonage}/:accountId. No API key: each request must
-// carry the carrier's signature under that account's own secret, checked over the body exactly as received.
-// Unknown account (or one of another type) -> 404; unsigned, tampered, stale or wrongly keyed -> 403, logged,
-// nothing changes (an unsigned Vonage callback gets 503 instead, so Vonage sends it again). Every signed request is answered 204, whatever it reports, so the carrier stops retrying.
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { CarrierAccount } from '../carrier-accounts/service.js';
+// Carrier status callbacks: POST /webhooks/<type>/:accountId, one route per carrier whose descriptor has a
+// webhook. No API key: each request must carry the carrier's signature under that account's own secret,
+// checked over the body exactly as received. Unknown account (or one of another type) -> 404; unsigned,
+// tampered, stale or wrongly keyed -> 403, logged, nothing changes (an unsigned callback of a carrier that may
+// send genuine ones unsigned gets 503 instead, so the carrier sends it again). Every signed request is answered
+// 204, whatever it reports, so the carrier stops retrying.
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
-import { parseTelnyxStatus, verifyTelnyxSignature } from './carriers/telnyx/webhook.js';
-import { parseTwilioStatus, verifyTwilioSignature } from './carriers/twilio/webhook.js';
-import { parseVonageStatus, verifyVonageSignature } from './carriers/vonage/webhook.js';
-import type { StatusReport } from './provider.js';
+import type { AnyCarrier, CarrierWebhook, WebhookRequest } from './carriers/descriptor.js';
 
 /** Status callbacks are small; this leaves room for a verbose carrier without inviting large uploads. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface WebhookOptions {
   services: Services;
-}
-
-type Signed<T extends CarrierAccount['type']> = Extract<CarrierAccount, { type: T }>;
-
-interface Carrier<T extends CarrierAccount['type']> {
-  label: string;
-  /**
-   * Whether an unsigned callback may be the carrier's own, sent unsigned after an internal error: it is then
-   * refused with a 503, which makes the carrier try again (signed), instead of a 403, which would lose it.
-   */
-  unsignedMayBeGenuine?(request: FastifyRequest): boolean;
-  verify(account: Signed<T>, request: FastifyRequest, rawBody: string): boolean;
-  parse(rawBody: string): StatusReport | undefined;
 }
 
 const ROUTE_SCHEMA = {
@@ -44,7 +29,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
   const { services } = options;
   const clock = services.clock;
   const { statusReports } = services;
-  // PUBLIC_URL: the origin carriers call, which Twilio's signature covers (never taken from Host).
+  // PUBLIC_URL: the origin carriers call, which some signatures cover (never taken from Host).
   const publicUrl = services.publicUrl.replace(/\/+$/, '');
 
   // Scoped to this plugin: the raw text is kept, since every signature covers the exact bytes received.
@@ -55,48 +40,12 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
     (_request, body, done) => done(null, body),
   );
 
-  route(app, 'twilio', {
-    label: 'Twilio',
-    verify: (account, request, rawBody) => {
-      // Twilio signs the URL it called: our public URL, plus any query string the callback URL carried.
-      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-      const url = `${publicUrl}/webhooks/twilio/${account.id}${query}`;
-      return verifyTwilioSignature({ url, headers: request.headers, rawBody }, account.credentials);
-    },
-    parse: (rawBody) => parseTwilioStatus(rawBody),
-  });
+  for (const carrier of services.carrierTypes) {
+    if (carrier.webhook) route(app, carrier, carrier.webhook);
+  }
 
-  route(app, 'telnyx', {
-    label: 'Telnyx',
-    verify: (account, request, rawBody) =>
-      account.credentials.publicKey !== undefined &&
-      verifyTelnyxSignature({
-        headers: request.headers,
-        rawBody,
-        publicKey: account.credentials.publicKey,
-        now: clock.now(),
-      }),
-    parse: (rawBody) => parseTelnyxStatus(rawBody),
-  });
-
-  route(app, 'vonage', {
-    label: 'Vonage',
-    // Vonage: "in the rare case of an internal error" a callback may come unsigned; it retries on a 5xx.
-    unsignedMayBeGenuine: (request) => request.headers.authorization === undefined,
-    verify: (account, request, rawBody) =>
-      verifyVonageSignature(
-        { headers: request.headers, rawBody },
-        { signatureSecret: account.credentials.signatureSecret, apiKey: account.credentials.apiKey },
-        clock.now(),
-      ),
-    parse: (rawBody) => parseVonageStatus(rawBody),
-  });
-
-  function route<T extends 'twilio' | 'telnyx' | 'vonage'>(
-    scope: FastifyInstance,
-    type: T,
-    carrier: Carrier<T>,
-  ): void {
+  function route(scope: FastifyInstance, carrier: AnyCarrier, webhook: CarrierWebhook<unknown>): void {
+    const { type, label } = carrier;
     scope.post<{ Params: { accountId: string }; Body: string | undefined }>(
       `/${type}/:accountId`,
       { schema: ROUTE_SCHEMA, bodyLimit: WEBHOOK_BODY_LIMIT_BYTES },
@@ -104,11 +53,19 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
         const { accountId } = request.params;
         const account = await services.carriers.getAccount(accountId);
         if (account?.type !== type) {
-          throw new AppError('not_found', `No ${carrier.label} account ${accountId}.`);
+          throw new AppError('not_found', `No ${label} account ${accountId}.`);
         }
         const rawBody = request.body ?? '';
-        if (!carrier.verify(account as Signed<T>, request, rawBody)) {
-          if (carrier.unsignedMayBeGenuine?.(request)) {
+        // The URL the carrier called: our public URL, plus any query string the callback URL carried.
+        const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+        const signed: WebhookRequest = {
+          url: `${publicUrl}/webhooks/${type}/${account.id}${query}`,
+          headers: request.headers,
+          rawBody,
+          now: clock.now(),
+        };
+        if (!webhook.verify(account, signed)) {
+          if (webhook.unsignedMayBeGenuine?.(signed)) {
             request.log.warn({ carrier: type, accountId }, 'carrier callback refused for now: unsigned');
             throw new AppError('unavailable', 'Unsigned callback refused; send it again, signed.', {
               retry_after: 60,
@@ -117,11 +74,11 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
           request.log.warn({ carrier: type, accountId }, 'carrier callback refused: signature invalid');
           throw new AppError('invalid_signature', 'The request is not signed by this carrier account.');
         }
-        const report = carrier.parse(rawBody);
+        const report = webhook.parse(rawBody);
         if (report) {
           const outcome = await statusReports.apply({
             workspaceId: account.workspaceId,
-            carrier: carrier.label,
+            carrier: label,
             report,
           });
           request.log.info(

@@ -34,7 +34,7 @@ export interface WorkspaceNumbersTable {
 export interface CarrierAccountsTable {
   id: string;
   workspace_id: string;
-  /** twilio, telnyx, vonage or smpp. */
+  /** The carrier's type: a descriptor's `type` (src/delivery/carriers/index.ts lists them). */
   type: string;
   /** AES-256-GCM ciphertext of the credentials JSON (carriers/credentials.ts); never plain text. */
   credentials: string;

@@ -9,7 +9,7 @@ import type { Principal } from '../keys/service.js';
 import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
-import { selectSender } from '../workspaces/channels.js';
+import { type CarrierChannels, selectSender } from '../workspaces/channels.js';
 import { parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf, type WorkspaceService } from '../workspaces/service.js';
@@ -35,6 +35,8 @@ export interface VerificationDeps {
   /** How long a send waits for its first hand-over before answering (DELIVERY_WAIT_MS). */
   deliveryWaitMs: number;
   workspaces: WorkspaceService;
+  /** Which channels each carrier carries (a number on an SMS-only carrier never places a call). */
+  carrierTypes: readonly CarrierChannels[];
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
 }
@@ -110,7 +112,7 @@ export function createVerificationService(deps: VerificationDeps) {
         body.country ?? numbers[0]?.country,
         allowedCountriesOf(ws.allowed_countries),
       );
-      const sender = selectSender(numbers, channel, destination.country);
+      const sender = selectSender(numbers, channel, destination.country, deps.carrierTypes);
 
       const codeLength = body.code_length ?? 6;
       const code = generateCode(codeLength);

@@ -1,16 +1,36 @@
-// Which workspace number sends on which channel. SMS needs a mobile number; voice works from any number whose
-// carrier places calls (SMPP carries SMS only). There is never a fallback to another channel.
+// Which workspace number sends on which channel. SMS needs a mobile number; either channel needs a carrier that
+// carries it (each carrier's descriptor says which it does: some carry SMS only). There is never a fallback to
+// another channel.
 import { AppError } from '../errors.js';
 import type { Channel } from './channel-names.js';
 import type { SenderRow } from './repository.js';
 
-/** Carrier types that carry SMS alone. */
-const SMS_ONLY_CARRIERS: ReadonlySet<string> = new Set(['smpp']);
+/** What the channel rules need of a carrier (its descriptor has it). */
+export interface CarrierChannels {
+  type: string;
+  label: string;
+  channels: readonly Channel[];
+}
 
-/** Whether the number can send on the channel: SMS from a mobile, voice through a carrier that calls. */
-export function canSend(number: SenderRow, channel: Channel): boolean {
-  if (channel === 'sms') return number.type === 'mobile';
-  return number.carrier_type === null || !SMS_ONLY_CARRIERS.has(number.carrier_type);
+/** Whether the number's carrier carries the channel (the development provider and unknown types: yes). */
+function carries(number: SenderRow, channel: Channel, carriers: readonly CarrierChannels[]): boolean {
+  if (number.carrier_type === null) return true;
+  const carrier = carriers.find((c) => c.type === number.carrier_type);
+  return carrier === undefined || carrier.channels.includes(channel);
+}
+
+/** Whether the number can send on the channel: SMS from a mobile, each through a carrier that carries it. */
+export function canSend(number: SenderRow, channel: Channel, carriers: readonly CarrierChannels[]): boolean {
+  if (channel === 'sms' && number.type !== 'mobile') return false;
+  return carries(number, channel, carriers);
+}
+
+/** "X, which carries SMS only" for the carriers of these numbers. */
+function smsOnly(numbers: readonly SenderRow[], carriers: readonly CarrierChannels[]): string {
+  const labels = [
+    ...new Set(numbers.map((n) => carriers.find((c) => c.type === n.carrier_type)?.label ?? n.carrier_type)),
+  ];
+  return `${labels.join(' or ')}, which ${labels.length === 1 ? 'carries' : 'carry'} SMS only`;
 }
 
 /** The sender for a destination: a capable number of the destination's country where there is one. */
@@ -18,6 +38,7 @@ export function selectSender<N extends SenderRow>(
   numbers: readonly N[],
   channel: Channel,
   destinationCountry: string,
+  carriers: readonly CarrierChannels[],
 ): N {
   if (numbers.length === 0) {
     throw new AppError(
@@ -26,12 +47,12 @@ export function selectSender<N extends SenderRow>(
       { reason: 'no_sender_number' },
     );
   }
-  const capable = numbers.filter((n) => canSend(n, channel));
+  const capable = numbers.filter((n) => canSend(n, channel, carriers));
   const first = capable[0];
   if (!first && channel === 'voice') {
     throw new AppError(
       'channel_unavailable',
-      'Voice needs a number whose carrier places calls, and every number of the workspace sends through SMPP, which carries SMS only. Use channel "sms" or add a number for calls.',
+      `Voice needs a number whose carrier places calls, and every number of the workspace sends through ${smsOnly(numbers, carriers)}. Use channel "sms" or add a number for calls.`,
       { reason: 'no_voice_number' },
     );
   }
@@ -57,12 +78,13 @@ export function deliverySenders<N extends SenderRow>(
   channel: Channel,
   destinationCountry: string,
   chosen: string,
+  carriers: readonly CarrierChannels[],
 ): N[] {
   const primary = numbers.find((n) => n.number === chosen);
   if (!primary) return [];
   if (primary.carrier_id === null) return [primary];
   const capable = numbers.filter(
-    (n) => n.carrier_id !== null && n.carrier_id !== primary.carrier_id && canSend(n, channel),
+    (n) => n.carrier_id !== null && n.carrier_id !== primary.carrier_id && canSend(n, channel, carriers),
   );
   const ordered = [
     ...capable.filter((n) => n.country === destinationCountry),

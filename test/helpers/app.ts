@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
+import type { AnyCarrier } from '../../src/delivery/carriers/descriptor.js';
 import { createServices, type DeliveryOptions, type Services } from '../../src/services.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase } from './database.js';
@@ -60,7 +61,13 @@ export async function openTestStore(dir?: string): Promise<TestStoreHandle> {
 const TEST_DELIVERY: DeliveryOptions = { waitMs: 60_000 };
 
 export async function createTestApp(
-  options: { clock?: Clock; dir?: string; delivery?: DeliveryOptions } = {},
+  options: {
+    clock?: Clock;
+    dir?: string;
+    delivery?: DeliveryOptions;
+    /** The carriers the app knows (default: the built-in ones). */
+    carrierTypes?: readonly AnyCarrier[];
+  } = {},
 ): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
   const { store, dir, databaseUrl } = handle;
@@ -70,6 +77,7 @@ export async function createTestApp(
     clock: options.clock,
     publicUrl: TEST_PUBLIC_URL,
     delivery: { ...TEST_DELIVERY, ...options.delivery },
+    carrierTypes: options.carrierTypes,
   });
   const app = await buildApp({ services });
   await app.ready();
@@ -82,7 +90,7 @@ export async function createTestApp(
     async close() {
       await app.close();
       await services.dispatcher.drain();
-      await services.smpp.close();
+      await services.carrierRuntime.close();
       await handle.close();
     },
   };

@@ -1,9 +1,9 @@
-// The Carriers page's forms: the credential fields of one carrier type (adding an account, or rotating an
+// The Carriers page's forms: the credential fields of one carrier (its descriptor's) (adding an account, or rotating an
 // account's credentials). Secret fields are always rendered empty, also after a failed submission.
 import type { FC } from 'hono/jsx';
-import { CARRIER_TYPES, type CarrierType } from '../../carrier-accounts/service.js';
+import type { AnyCarrier, CredentialField } from '../../delivery/carriers/descriptor.js';
 import { BASE, Csrf } from '../layout.js';
-import { CREDENTIAL_FIELDS, type CredentialField, TYPE_LABELS } from './carrier-fields.js';
+import { formName } from './carrier-fields.js';
 
 export const PATH = `${BASE}/carriers`;
 
@@ -11,7 +11,7 @@ export const PATH = `${BASE}/carriers`;
 export interface CarrierFormFailure {
   form: 'add' | 'rotate' | 'remove';
   /** The add form's type. */
-  type?: CarrierType;
+  type?: string;
   /** The account a rotation or removal was for. */
   accountId?: string;
   message: string;
@@ -36,7 +36,7 @@ const Input: FC<{ f: CredentialField; id: string; value: string; invalid: boolea
   const described = [f.hint ? `${id}-hint` : '', invalid ? errorId : ''].filter(Boolean).join(' ');
   const common = {
     id,
-    name: f.name,
+    name: formName(f),
     required: f.required,
     'aria-invalid': invalid ? 'true' : undefined,
     'aria-describedby': described || undefined,
@@ -54,18 +54,19 @@ const Input: FC<{ f: CredentialField; id: string; value: string; invalid: boolea
   }
 };
 
-/** The fields of one type; `prefix` keeps ids unique across the page's several forms. */
+/** The fields of one carrier; `prefix` keeps ids unique across the page's several forms. */
 const CredentialInputs: FC<{
-  type: CarrierType;
+  carrier: AnyCarrier;
   prefix: string;
   failure?: CarrierFormFailure;
   baseUrl: string;
-}> = ({ type, prefix, failure, baseUrl }) => {
+}> = ({ carrier, prefix, failure, baseUrl }) => {
   const errorId = `${prefix}-error`;
   return (
     <>
-      {CREDENTIAL_FIELDS[type].map((f) => {
-        const id = `${prefix}-${f.name}`;
+      {carrier.fields.map((f) => {
+        const name = formName(f);
+        const id = `${prefix}-${name}`;
         return (
           <div>
             <label for={id}>
@@ -75,15 +76,15 @@ const CredentialInputs: FC<{
             <Input
               f={f}
               id={id}
-              value={failure?.values[f.name] ?? ''}
-              invalid={failure?.field === f.name}
+              value={failure?.values[name] ?? ''}
+              invalid={failure?.field === name}
               errorId={errorId}
             />
             {f.hint && <small id={`${id}-hint`}>{f.hint}</small>}
           </div>
         );
       })}
-      {type !== 'smpp' && (
+      {carrier.baseUrl && (
         <div>
           <label for={`${prefix}-base_url`}>Base URL (optional)</label>
           <input
@@ -104,24 +105,29 @@ const CredentialInputs: FC<{
   );
 };
 
-export const AddAccountForms: FC<{ csrf: string; failure?: CarrierFormFailure }> = ({ csrf, failure }) => (
+export const AddAccountForms: FC<{
+  carriers: readonly AnyCarrier[];
+  csrf: string;
+  failure?: CarrierFormFailure;
+}> = ({ carriers, csrf, failure }) => (
   <section id="add" aria-labelledby="add-title">
     <h2 id="add-title">Add an account</h2>
     <p class="muted">
       Credentials are encrypted at rest and never shown again, here or anywhere else. Then choose the account
       for a number on the <a href={`${BASE}/settings#numbers`}>Workspace</a> page.
     </p>
-    {CARRIER_TYPES.map((type) => {
+    {carriers.map((carrier) => {
+      const { type, label } = carrier;
       const failed = failure?.form === 'add' && failure.type === type ? failure : undefined;
       return (
         <details id={`add-${type}`} open={failed !== undefined} class="carrier-add">
-          <summary>{`${TYPE_LABELS[type]} account`}</summary>
+          <summary>{`${label} account`}</summary>
           <FailureNote failure={failed} id={`add-${type}-error`} />
           <form method="post" action={PATH}>
             <Csrf token={csrf} />
             <input type="hidden" name="type" value={type} />
-            <CredentialInputs type={type} prefix={`add-${type}`} failure={failed} baseUrl="" />
-            <button type="submit">{`Add ${TYPE_LABELS[type]} account`}</button>
+            <CredentialInputs carrier={carrier} prefix={`add-${type}`} failure={failed} baseUrl="" />
+            <button type="submit">{`Add ${label} account`}</button>
           </form>
         </details>
       );
@@ -131,9 +137,10 @@ export const AddAccountForms: FC<{ csrf: string; failure?: CarrierFormFailure }>
 
 export const RotateForm: FC<{
   csrf: string;
-  account: { id: string; type: CarrierType; base_url: string | null };
+  carrier: AnyCarrier;
+  account: { id: string; base_url: string | null };
   failure?: CarrierFormFailure;
-}> = ({ csrf, account, failure }) => {
+}> = ({ csrf, carrier, account, failure }) => {
   const prefix = `rotate-${account.id}`;
   return (
     <details open={failure !== undefined} class="carrier-rotate">
@@ -146,7 +153,7 @@ export const RotateForm: FC<{
       <form method="post" action={`${PATH}/${encodeURIComponent(account.id)}/rotate`}>
         <Csrf token={csrf} />
         <CredentialInputs
-          type={account.type}
+          carrier={carrier}
           prefix={prefix}
           failure={failure}
           baseUrl={account.base_url ?? ''}

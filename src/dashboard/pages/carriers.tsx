@@ -1,37 +1,24 @@
 // Carriers: the workspace's carrier accounts (what each sends from and the callback URL to set at the carrier),
-// adding one per type, rotating its credentials and removing it. The rules live in the carrier service; no
+// adding one per carrier the service knows (the forms are its descriptor's fields), rotating its credentials and removing it. The rules live in the carrier service; no
 // credential is ever read back for this page, so none can appear in it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FC } from 'hono/jsx';
-import type { CarrierAccountListing, CarrierType } from '../../carrier-accounts/service.js';
+import { type CarrierAccountListing, carrierOfType } from '../../carrier-accounts/service.js';
 import { callbackUrlOf } from '../../delivery/callback-url.js';
+import { type AnyCarrier, findCarrier } from '../../delivery/carriers/descriptor.js';
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { ConfirmedAction } from '../components.js';
 import { type FormBody, field, formError } from '../forms.js';
 import { BASE, Layout } from '../layout.js';
-import { workspaceOf } from '../plugin.js';
 import { type Page, renderPage } from '../render.js';
+import { workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
-import {
-  carrierTypeOf,
-  credentialsFrom,
-  describeFailure,
-  echoedValues,
-  TYPE_LABELS,
-} from './carrier-fields.js';
+import { carrierTypeOf, credentialsFrom, describeFailure, echoedValues } from './carrier-fields.js';
 import { AddAccountForms, type CarrierFormFailure, FailureNote, PATH, RotateForm } from './carrier-forms.js';
 
-/** What to set at the carrier, per type (docs/carriers.md says the same). */
-const CALLBACK_HINTS: Record<CarrierType, string> = {
-  twilio: 'Requested with every message and call: nothing to set at Twilio.',
-  telnyx:
-    "Set it as the TeXML application's status callback URL at Telnyx (calls carry none of their own); messages request it themselves.",
-  vonage: 'Requested with every message and call: nothing to set at Vonage.',
-  smpp: '',
-};
-
 interface CarriersPageData {
+  carriers: readonly AnyCarrier[];
   workspaceName: string;
   accounts: CarrierAccountListing[];
   publicUrl: string;
@@ -55,9 +42,14 @@ const Numbers: FC<{ numbers: string[] }> = ({ numbers }) =>
     </span>
   );
 
-const CallbackUrl: FC<{ account: CarrierAccountListing; publicUrl: string }> = ({ account, publicUrl }) => {
-  const url = callbackUrlOf(publicUrl, account);
-  if (url === null) return <span class="muted">None: delivery receipts come over the SMPP session.</span>;
+/** Its URL and what to set at the carrier (the descriptor's hint, as docs/carriers.md says). */
+const CallbackUrl: FC<{
+  carrier: AnyCarrier | undefined;
+  account: CarrierAccountListing;
+  publicUrl: string;
+}> = ({ carrier, account, publicUrl }) => {
+  const url = carrier ? callbackUrlOf([carrier], publicUrl, account) : null;
+  if (url === null) return <span class="muted">{carrier?.callbackHint ?? 'None.'}</span>;
   const id = `callback-${account.id}`;
   return (
     <>
@@ -67,19 +59,20 @@ const CallbackUrl: FC<{ account: CarrierAccountListing; publicUrl: string }> = (
           Copy
         </button>
       </div>
-      <small class="muted">{CALLBACK_HINTS[account.type]}</small>
+      <small class="muted">{carrier?.callbackHint}</small>
     </>
   );
 };
 
 const AccountCard: FC<{
+  carrier: AnyCarrier | undefined;
   account: CarrierAccountListing;
   publicUrl: string;
   csrf: string;
   failure?: CarrierFormFailure;
-}> = ({ account: a, publicUrl, csrf, failure }) => {
+}> = ({ carrier, account: a, publicUrl, csrf, failure }) => {
   const mine = failure?.accountId === a.id ? failure : undefined;
-  const label = TYPE_LABELS[a.type] ?? a.type;
+  const label = carrier?.label ?? a.type;
   return (
     <article class="carrier-account" id={a.id} aria-labelledby={`${a.id}-title`}>
       <h3 id={`${a.id}-title`}>
@@ -96,7 +89,7 @@ const AccountCard: FC<{
         </dd>
         <dt>Callback URL</dt>
         <dd>
-          <CallbackUrl account={a} publicUrl={publicUrl} />
+          <CallbackUrl carrier={carrier} account={a} publicUrl={publicUrl} />
         </dd>
         <dt>Added</dt>
         <dd>
@@ -105,7 +98,14 @@ const AccountCard: FC<{
           >{`${a.created_at.slice(0, 10)} ${a.created_at.slice(11, 16)} UTC`}</time>
         </dd>
       </dl>
-      <RotateForm csrf={csrf} account={a} failure={mine?.form === 'rotate' ? mine : undefined} />
+      {carrier && (
+        <RotateForm
+          csrf={csrf}
+          carrier={carrier}
+          account={a}
+          failure={mine?.form === 'rotate' ? mine : undefined}
+        />
+      )}
       <ConfirmedAction
         action={`${PATH}/${encodeURIComponent(a.id)}/remove`}
         confirm={`Remove the ${label} account ${a.id}? Its credentials are deleted.`}
@@ -134,20 +134,31 @@ function CarriersPage(data: CarriersPageData): Page {
             <p class="muted">This workspace has no carrier account yet: every code goes to the Inbox.</p>
           ) : (
             data.accounts.map((a) => (
-              <AccountCard account={a} publicUrl={data.publicUrl} csrf={ctx.csrf} failure={data.failure} />
+              <AccountCard
+                carrier={findCarrier(data.carriers, a.type)}
+                account={a}
+                publicUrl={data.publicUrl}
+                csrf={ctx.csrf}
+                failure={data.failure}
+              />
             ))
           )}
         </section>
-        <AddAccountForms csrf={ctx.csrf} failure={data.failure?.form === 'add' ? data.failure : undefined} />
+        <AddAccountForms
+          carriers={data.carriers}
+          csrf={ctx.csrf}
+          failure={data.failure?.form === 'add' ? data.failure : undefined}
+        />
       </div>
     </Layout>
   );
 }
 
 export function registerCarrierPages(app: FastifyInstance, services: Services): void {
-  const { carriers } = services;
+  const { carriers, carrierTypes } = services;
   const page = async (workspace: { id: string; name: string }, failure?: CarrierFormFailure) =>
     CarriersPage({
+      carriers: carrierTypes,
       workspaceName: workspace.name,
       accounts: await carriers.listAccounts(workspace.id),
       publicUrl: services.publicUrl,
@@ -168,8 +179,8 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
       return reply.redirect(`${PATH}#${done.anchor}`);
     } catch (err) {
       const status = formError(err);
-      const type = form.type ?? 'twilio';
-      const failure = { ...form, ...describeFailure(err as AppError, type) };
+      const carrier = form.type === undefined ? undefined : findCarrier(carrierTypes, form.type);
+      const failure = { ...form, ...describeFailure(err as AppError, carrier) };
       return renderPage(request, reply, await page(workspace, failure), { status });
     }
   }
@@ -187,17 +198,18 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
 
   app.post('/carriers', async (request, reply) => {
     const body = request.body as FormBody;
-    const type = carrierTypeOf(body);
-    const form = { form: 'add' as const, type, values: echoedValues(body, type) };
+    const carrier = carrierTypeOf(carrierTypes, body);
+    const { type, label } = carrier;
+    const form = { form: 'add' as const, type, values: echoedValues(body, carrier) };
     return change(request, reply, form, async (workspaceId) => {
       const baseUrl = field(body, 'base_url').trim();
       const added = await carriers.addAccount({
         workspaceId,
         type,
-        credentials: credentialsFrom(body, type),
+        credentials: credentialsFrom(body, carrier),
         baseUrl: baseUrl === '' ? undefined : baseUrl,
       });
-      return { text: `${TYPE_LABELS[type]} account ${added.id} added.`, anchor: added.id };
+      return { text: `${label} account ${added.id} added.`, anchor: added.id };
     });
   });
 
@@ -205,18 +217,19 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
     const workspace = workspaceOf(request);
     const { id } = request.params as { id: string };
     const account = await accountOf(workspace.id, id);
+    const carrier = carrierOfType(carrierTypes, account.type);
     const body = request.body as FormBody;
     const form = {
       form: 'rotate' as const,
       type: account.type,
       accountId: id,
-      values: echoedValues(body, account.type),
+      values: echoedValues(body, carrier),
     };
     return change(request, reply, form, async (workspaceId) => {
-      // SMPP accounts have no base URL field: leave theirs as it is.
-      const baseUrl = account.type === 'smpp' ? undefined : field(body, 'base_url');
-      await carriers.rotateCredentials(workspaceId, id, credentialsFrom(body, account.type), baseUrl);
-      return { text: `New credentials saved for ${TYPE_LABELS[account.type]} account ${id}.`, anchor: id };
+      // A carrier without a base URL field: leave the account's as it is.
+      const baseUrl = carrier.baseUrl ? field(body, 'base_url') : undefined;
+      await carriers.rotateCredentials(workspaceId, id, credentialsFrom(body, carrier), baseUrl);
+      return { text: `New credentials saved for ${carrier.label} account ${id}.`, anchor: id };
     });
   });
 
@@ -224,10 +237,11 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
     const workspace = workspaceOf(request);
     const { id } = request.params as { id: string };
     const account = await accountOf(workspace.id, id);
+    const label = findCarrier(carrierTypes, account.type)?.label ?? account.type;
     const form = { form: 'remove' as const, type: account.type, accountId: id, values: {} };
     return change(request, reply, form, async (workspaceId) => {
       await carriers.removeAccount(workspaceId, id);
-      return { text: `${TYPE_LABELS[account.type]} account ${id} removed.`, anchor: 'accounts' };
+      return { text: `${label} account ${id} removed.`, anchor: 'accounts' };
     });
   });
 }

@@ -20,6 +20,8 @@ export interface SettingsData {
   numbers: NumberView[];
   /** The workspace's carrier accounts, which its numbers can send through. */
   carriers: CarrierAccountListing[];
+  /** How people read a carrier type (its descriptor's label). */
+  carrierLabels: Readonly<Record<string, string>>;
   failure?: FormFailure;
 }
 

@@ -6,7 +6,6 @@ import { NUMBER_TYPES, type NumberType } from '../../workspaces/number-types.js'
 import type { NumberView } from '../../workspaces/service.js';
 import { ConfirmedAction } from '../components.js';
 import { BASE, Csrf } from '../layout.js';
-import { TYPE_LABELS as CARRIER_LABELS } from './carrier-fields.js';
 import { ErrorNote, PATH, type SettingsData } from './settings-form.js';
 
 export const TYPE_LABELS: Record<NumberType, string> = {
@@ -48,28 +47,30 @@ const Capability: FC<{ numbers: NumberView[] }> = ({ numbers }) => {
 };
 
 /** The options of "sends through": the development provider, then each of the workspace's accounts. */
-const CarrierOptions: FC<{ carriers: CarrierAccountListing[]; selected: string }> = ({
-  carriers,
-  selected,
-}) => (
+const CarrierOptions: FC<{
+  carriers: CarrierAccountListing[];
+  labels: Readonly<Record<string, string>>;
+  selected: string;
+}> = ({ carriers, labels, selected }) => (
   <>
     <option value="none" selected={selected === 'none' || selected === ''}>
       Development provider (Inbox)
     </option>
     {carriers.map((c) => (
       <option value={c.id} selected={selected === c.id}>
-        {`${CARRIER_LABELS[c.type] ?? c.type} ${c.id}`}
+        {`${labels[c.type] ?? c.type} ${c.id}`}
       </option>
     ))}
   </>
 );
 
 /** Which account a number sends through, and a form to move it to another (or to the development provider). */
-const SendsThrough: FC<{ number: NumberView; carriers: CarrierAccountListing[]; csrf: string }> = ({
-  number: n,
-  carriers,
-  csrf,
-}) => {
+const SendsThrough: FC<{
+  number: NumberView;
+  carriers: CarrierAccountListing[];
+  labels: Readonly<Record<string, string>>;
+  csrf: string;
+}> = ({ number: n, carriers, labels, csrf }) => {
   const id = `carrier-of-${n.id}`;
   // Nothing to choose from yet: say where its codes go.
   if (carriers.length === 0) return <span class="muted">Development provider (Inbox)</span>;
@@ -80,7 +81,7 @@ const SendsThrough: FC<{ number: NumberView; carriers: CarrierAccountListing[]; 
         {`${n.number} sends through`}
       </label>
       <select id={id} name="carrier_id">
-        <CarrierOptions carriers={carriers} selected={n.carrier_id ?? 'none'} />
+        <CarrierOptions carriers={carriers} labels={labels} selected={n.carrier_id ?? 'none'} />
       </select>
       <button type="submit" class="secondary outline small-button" aria-label={`Move ${n.number}`}>
         Move
@@ -131,7 +132,12 @@ export const NumbersSection: FC<{ data: SettingsData; csrf: string }> = ({ data,
                     <Can yes={n.type === 'mobile'} what="SMS" />
                   </td>
                   <td data-label="Sends through">
-                    <SendsThrough number={n} carriers={data.carriers} csrf={csrf} />
+                    <SendsThrough
+                      number={n}
+                      carriers={data.carriers}
+                      labels={data.carrierLabels}
+                      csrf={csrf}
+                    />
                   </td>
                   <td>
                     <ConfirmedAction
@@ -188,7 +194,11 @@ export const NumbersSection: FC<{ data: SettingsData; csrf: string }> = ({ data,
             <label>
               Sends through
               <select name="carrier_id" aria-describedby="carrier-hint">
-                <CarrierOptions carriers={data.carriers} selected={String(failed.carrier_id ?? '')} />
+                <CarrierOptions
+                  carriers={data.carriers}
+                  labels={data.carrierLabels}
+                  selected={String(failed.carrier_id ?? '')}
+                />
               </select>
             </label>
             <small id="carrier-hint">

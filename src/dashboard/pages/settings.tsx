@@ -33,14 +33,16 @@ function SettingsPage(data: SettingsData): Page {
 
 export function registerSettingsPages(
   app: FastifyInstance,
-  services: Pick<Services, 'workspaces' | 'carriers'>,
+  services: Pick<Services, 'workspaces' | 'carriers' | 'carrierTypes'>,
 ): void {
   const { workspaces } = services;
+  const carrierLabels = Object.fromEntries(services.carrierTypes.map((c) => [c.type, c.label]));
 
   const load = async (workspaceId: string, failure?: FormFailure): Promise<SettingsData> => ({
     settings: await workspaces.getSettings(workspaceId),
     numbers: await workspaces.listNumbers(workspaceId),
     carriers: await services.carriers.listAccounts(workspaceId),
+    carrierLabels,
     failure,
   });
 

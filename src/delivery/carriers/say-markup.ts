@@ -1,4 +1,4 @@
-// TwiML-style call markup (Twilio's TwiML, Telnyx's TeXML): the voice script as <Say>, <Pause> and <Hangup/>
+// TwiML-style call markup, shared by the carriers whose calls take it: the voice script as <Say>, <Pause> and <Hangup/>
 // verbs, one voice for the whole call. Digits are spoken one by one ("1, 2, 3") so every voice reads them as
 // digits, not as a number, with no SSML needed.
 import type { VoiceScript } from '../voice-script.js';
@@ -9,7 +9,7 @@ export interface SayVoice {
 }
 
 /**
- * Amazon Polly neural voices, which both Twilio and Telnyx offer, for the locales we speak. Polly has an
+ * Amazon Polly neural voices, which the carriers using this markup offer, for the locales we speak. Polly has an
  * English voice of its own for AU, GB, NZ and US; it has none for Canada, so each carrier decides en-CA.
  */
 export const POLLY_VOICES: Readonly<Record<string, SayVoice>> = {

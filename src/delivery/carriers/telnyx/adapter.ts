@@ -22,7 +22,10 @@ import {
   type OutboundMessage,
   TransientDeliveryError,
 } from '../../provider.js';
+import { type CarrierReply, isTransientStatus, postToCarrier, transientReply } from '../http.js';
 import { toTexml } from './texml.js';
+
+export { retryAfterMs } from '../http.js';
 
 export const TELNYX_BASE_URL = 'https://api.telnyx.com';
 
@@ -62,56 +65,38 @@ interface TelnyxError {
 
 export function createTelnyxAdapter(config: TelnyxAdapterConfig): DeliveryProvider {
   const base = (config.baseUrl ?? TELNYX_BASE_URL).replace(/\/+$/, '');
-  const timeoutMs = config.timeoutMs ?? 10_000;
-  const doFetch = config.fetch ?? fetch;
   const { apiKey, connectionId, messagingProfileId } = config.credentials;
 
-  async function post(path: string, body: Record<string, unknown>): Promise<Response> {
-    try {
-      return await doFetch(`${base}${path}`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${apiKey}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-        },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      throw new TransientDeliveryError(`Telnyx unreachable: ${describe(err)}`);
-    }
+  /** The body is read within the same deadline; a body cut short is as transient as no answer. */
+  function post(path: string, body: Record<string, unknown>): Promise<CarrierReply> {
+    return postToCarrier({
+      url: `${base}${path}`,
+      headers: {
+        Authorization: `Bearer ${apiKey}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
+      body: JSON.stringify(body),
+      timeoutMs: config.timeoutMs,
+      fetch: config.fetch,
+      noAnswer: (why) =>
+        why.stage === 'connect'
+          ? `Telnyx unreachable: ${why.detail}`
+          : `Telnyx response unreadable: ${why.detail}`,
+    });
   }
 
-  /** Reads the body within the same deadline; a body cut short is as transient as no answer. */
-  async function readJson(res: Response): Promise<unknown> {
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      throw new TransientDeliveryError(`Telnyx response unreadable: ${describe(err)}`);
-    }
-    try {
-      return JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-  }
-
-  async function outcome(res: Response, idOf: (body: unknown) => unknown): Promise<HandOver> {
-    const body = await readJson(res);
-    if (res.ok) {
+  function outcome(reply: CarrierReply, idOf: (body: unknown) => unknown): HandOver {
+    const { body } = reply;
+    if (reply.ok) {
       const id = idOf(body);
       if (typeof id === 'string' && id !== '') return { ok: true, providerId: id };
-      throw new TransientDeliveryError(`Telnyx answered ${res.status} without an id (malformed body)`);
+      throw new TransientDeliveryError(`Telnyx answered ${reply.status} without an id (malformed body)`);
     }
-    if (res.status === 408 || res.status === 429 || res.status >= 500) {
+    if (isTransientStatus(reply.status)) {
       const error = firstError(body);
       const words = error ? ` (${error.code} ${error.title})` : '';
-      throw new TransientDeliveryError(
-        `Telnyx answered ${res.status}${words}`,
-        retryAfterMs(res.headers.get('retry-after')),
-      );
+      throw transientReply(reply, `Telnyx answered ${reply.status}${words}`);
     }
     const error = firstError(body);
     const destination = error !== undefined && (DESTINATION_CODES.has(error.code) || error.pointer === '/to');
@@ -122,7 +107,7 @@ export function createTelnyxAdapter(config: TelnyxAdapterConfig): DeliveryProvid
       ok: false,
       providerId: null,
       errorCode: destination ? 'destination_rejected' : 'provider_error',
-      errorMessage: `Telnyx rejected the request (HTTP ${res.status}, ${words})`,
+      errorMessage: `Telnyx rejected the request (HTTP ${reply.status}, ${words})`,
     };
   }
 
@@ -172,21 +157,4 @@ function firstError(body: unknown): TelnyxError | undefined {
     detail: text(field(first, 'detail')),
     pointer: text(field(field(first, 'source'), 'pointer')),
   };
-}
-
-/** Retry-After is delay-seconds or an HTTP date (RFC 9110 section 10.2.3). */
-export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) {
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'timed out';
-    const cause = (err as { cause?: { code?: unknown } }).cause;
-    return typeof cause?.code === 'string' ? cause.code : err.name;
-  }
-  return 'unknown error';
 }

@@ -15,7 +15,10 @@ import {
   type OutboundMessage,
   TransientDeliveryError,
 } from '../../provider.js';
+import { type CarrierReply, isTransientStatus, postToCarrier, transientReply } from '../http.js';
 import { toTwiml } from './twiml.js';
+
+export { retryAfterMs } from '../http.js';
 
 export const TWILIO_API_BASE = 'https://api.twilio.com';
 
@@ -62,8 +65,6 @@ export function createTwilioAdapter(config: TwilioAdapterConfig): DeliveryProvid
   const base = (config.baseUrl ?? TWILIO_API_BASE).replace(/\/+$/, '');
   const accountPath = `${base}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}`;
   const authorization = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
-  const timeoutMs = config.timeoutMs ?? 10_000;
-  const doFetch = config.fetch ?? fetch;
 
   function formFor(message: OutboundMessage): { resource: string; form: URLSearchParams } {
     const form = new URLSearchParams({ To: message.to, From: message.from });
@@ -84,68 +85,39 @@ export function createTwilioAdapter(config: TwilioAdapterConfig): DeliveryProvid
     name: 'twilio',
     async send(message) {
       const { resource, form } = formFor(message);
-      let res: Response;
-      let text: string;
-      try {
-        res = await doFetch(`${accountPath}/${resource}`, {
-          method: 'POST',
-          headers: {
-            authorization,
-            'content-type': 'application/x-www-form-urlencoded',
-            accept: 'application/json',
-          },
-          body: form.toString(),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        text = await res.text();
-      } catch (err) {
+      const reply = await postToCarrier({
+        url: `${accountPath}/${resource}`,
+        headers: {
+          authorization,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: form.toString(),
+        timeoutMs: config.timeoutMs,
+        fetch: config.fetch,
         // Timeout, refused or reset connection: nothing says Twilio refused the message.
-        const reason = err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : 'unreachable';
-        throw new TransientDeliveryError(`Twilio ${reason}`);
-      }
-      return handOverFrom(res, text);
+        noAnswer: (why) => `Twilio ${why.timedOut ? 'timed out' : 'unreachable'}`,
+      });
+      return handOverFrom(reply);
     },
   };
 }
 
-function handOverFrom(res: Response, text: string): HandOver {
-  const body = parseJson(text);
-  if (res.ok) {
+function handOverFrom(reply: CarrierReply): HandOver {
+  const { body } = reply;
+  if (reply.ok) {
     const sid = body?.sid;
     if (typeof sid !== 'string' || sid === '') {
-      throw new TransientDeliveryError(`Twilio HTTP ${res.status} without a resource sid`);
+      throw new TransientDeliveryError(`Twilio HTTP ${reply.status} without a resource sid`);
     }
     return { ok: true, providerId: sid };
   }
-  if (res.status === 408 || res.status === 429 || res.status >= 500) {
-    throw new TransientDeliveryError(
-      `Twilio HTTP ${res.status}`,
-      retryAfterMs(res.headers.get('retry-after')),
-    );
-  }
+  if (isTransientStatus(reply.status)) throw transientReply(reply, `Twilio HTTP ${reply.status}`);
   const rawCode = Number(body?.code);
   const code = Number.isInteger(rawCode) && rawCode > 0 ? rawCode : undefined;
-  const words = typeof body?.message === 'string' ? body.message : `HTTP ${res.status}`;
+  const words = typeof body?.message === 'string' ? body.message : `HTTP ${reply.status}`;
   const errorCode: DeliveryErrorCode =
     code !== undefined && DESTINATION_CODES.has(code) ? 'destination_rejected' : 'provider_error';
-  const errorMessage = `Twilio ${code ?? res.status}: ${words}`.slice(0, MAX_ERROR_MESSAGE);
+  const errorMessage = `Twilio ${code ?? reply.status}: ${words}`.slice(0, MAX_ERROR_MESSAGE);
   return { ok: false, providerId: null, errorCode, errorMessage };
-}
-
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Retry-After is delay-seconds or an HTTP date (RFC 9110 section 10.2.3). */
-export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (!header) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -15,9 +15,12 @@
 
 import type { DeliveryProvider } from '../../provider.js';
 import { type HandOver, type OutboundMessage, TransientDeliveryError } from '../../provider.js';
+import { asObject, DEFAULT_TIMEOUT_MS, isTransientStatus, postToCarrier, transientReply } from '../http.js';
 import { signApplicationJwt } from './jwt.js';
 import { toNcco } from './ncco.js';
 import { errorCode, errorWords } from './webhook.js';
+
+export { retryAfterMs } from '../http.js';
 
 export const VONAGE_API_BASE = 'https://api.nexmo.com';
 
@@ -45,8 +48,7 @@ const DESTINATION_CODES = new Set(['1040', '1050']);
 
 export function createVonageAdapter(config: VonageAdapterConfig): DeliveryProvider {
   const base = (config.baseUrl ?? VONAGE_API_BASE).replace(/\/+$/, '');
-  const timeoutMs = config.timeoutMs ?? 10_000;
-  const doFetch = config.fetch ?? fetch;
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function post(
     api: string,
@@ -59,40 +61,21 @@ export function createVonageAdapter(config: VonageAdapterConfig): DeliveryProvid
     } catch {
       throw new SigningError();
     }
-    let response: Response;
-    let text: string;
-    try {
-      response = await doFetch(`${base}${path}`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${token}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-        },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await response.text();
-    } catch (err) {
-      const reason =
-        err instanceof Error && err.name === 'TimeoutError'
-          ? `no answer within ${timeoutMs} ms`
-          : 'unreachable';
-      throw new TransientDeliveryError(`Vonage ${api}: ${reason}`);
-    }
-    if (response.status === 408 || response.status === 429 || response.status >= 500) {
-      throw new TransientDeliveryError(
-        `Vonage ${api}: HTTP ${response.status}`,
-        retryAfterMs(response.headers.get('retry-after')),
-      );
-    }
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    return { status: response.status, body };
+    const reply = await postToCarrier({
+      url: `${base}${path}`,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
+      body: JSON.stringify(payload),
+      timeoutMs,
+      fetch: config.fetch,
+      noAnswer: (why) =>
+        `Vonage ${api}: ${why.timedOut ? `no answer within ${timeoutMs} ms` : 'unreachable'}`,
+    });
+    if (isTransientStatus(reply.status)) throw transientReply(reply, `Vonage ${api}: HTTP ${reply.status}`);
+    return { status: reply.status, body: reply.body };
   }
 
   function rejection(api: string, status: number, body: unknown, destination: boolean): HandOver {
@@ -173,14 +156,6 @@ class SigningError extends Error {}
 
 const withoutPlus = (e164: string) => e164.replace(/^\+/, '');
 
-/** Retry-After in seconds or as an HTTP date. */
-export function retryAfterMs(value: string | null, nowMs: number = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
-}
-
 /** Whether a 4xx body's invalid_parameters (Voice and Messages validation errors) blame the destination. */
 function namesParameter(error: Record<string, unknown> | undefined, name: string): boolean {
   const params = error?.invalid_parameters;
@@ -202,10 +177,4 @@ function invalidParameters(error: Record<string, unknown>): string | undefined {
     return [o?.name, o?.reason].filter((s) => typeof s === 'string').join(' ');
   });
   return `invalid parameters: ${described.join(', ')}`;
-}
-
-function asObject(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }

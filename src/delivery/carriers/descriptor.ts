@@ -1,0 +1,121 @@
+// What a carrier is to the rest of the service: one descriptor, exported by the carrier's own folder. The
+// account rules, the router, the status webhooks, the dashboard's forms, the CLI's options and the channel rules
+// read descriptors; none of them names a carrier. Adding a carrier is adding a folder (docs/adding-a-carrier.md).
+import type { Channel } from '../../workspaces/channel-names.js';
+import type { DeliveryProvider, StatusReport } from '../provider.js';
+
+/** One credential of a carrier account: how forms and the CLI ask for it, and how it is checked. */
+export interface CredentialField {
+  /** The stored name (camelCase); forms and field errors spell it in snake_case (accountSid -> account_sid). */
+  name: string;
+  /** The dashboard's label. */
+  label: string;
+  /** secret: a password input; pem: a multi-line key, kept untrimmed; port: a whole number from 1 to 65535. */
+  kind: 'text' | 'secret' | 'pem' | 'port';
+  required: boolean;
+  /** The dashboard's line of help under the field. */
+  hint?: string;
+  /** The CLI option (without --) and the placeholder its usage shows; `file`: the option names a file to read. */
+  cli: { option: string; value: string; file?: boolean };
+  /** A further check of a value of the right shape: the reason it is refused, or undefined. */
+  check?(value: string): string | undefined;
+}
+
+/** An account as the carrier's functions get it: its credentials already validated by the descriptor's fields. */
+export interface CarrierAccountOf<C> {
+  id: string;
+  workspaceId: string;
+  type: string;
+  /** Replaces the carrier's API base (a regional edge, a proxy, a test double). */
+  baseUrl: string | undefined;
+  credentials: C;
+}
+
+export interface AdapterContext<R> {
+  /** Where the carrier posts this account's status callbacks (for carriers that have them). */
+  statusCallbackUrl: string;
+  /** How long one request to the carrier may take (CARRIER_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** The process's runtime of this carrier, where it has one and this process set it up. */
+  runtime?: R;
+}
+
+/** A signed status callback as received: the route keeps the exact bytes, which signatures cover. */
+export interface WebhookRequest {
+  /** The public URL the carrier called (PUBLIC_URL, the route's path and any query string). */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: string;
+  /** Now, from the service's clock (signatures with a timestamp are checked against it). */
+  now: number;
+}
+
+export interface CarrierWebhook<C> {
+  verify(account: CarrierAccountOf<C>, request: WebhookRequest): boolean;
+  /** The report a verified body carries; undefined when it carries none (the carrier is answered 204 anyway). */
+  parse(rawBody: string): StatusReport | undefined;
+  /**
+   * Whether an unsigned callback may be the carrier's own, sent unsigned after an internal error: it is then
+   * refused with a 503, which makes the carrier try again (signed), instead of a 403, which would lose it.
+   */
+  unsignedMayBeGenuine?(request: WebhookRequest): boolean;
+}
+
+/** What a carrier's per-process runtime may use. */
+export interface RuntimeContext {
+  timeoutMs: number;
+  log?: { info(message: string): void; warn(message: string): void };
+  /** Applies a status report that arrived by the runtime's own means, within the account's workspace. */
+  report(input: { workspaceId: string; report: StatusReport }): Promise<unknown>;
+}
+
+/** State a carrier keeps for the life of a process (sessions, say), released as accounts go. */
+export interface CarrierRuntime {
+  /** Lets go of what the process holds for one account (it was removed). */
+  release(accountId: string): Promise<void>;
+  /** Lets go of every account not among these (removed through another process); how many. */
+  releaseAllBut(accountIds: ReadonlySet<string>): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface CarrierDescriptor<C = Record<string, unknown>, R extends CarrierRuntime = CarrierRuntime> {
+  /** The type stored with each account, in URLs and in `--type`: lower case, stable. */
+  type: string;
+  /** How people read it (its brand). Also the prefix of failure messages from its reports. */
+  label: string;
+  /** The credentials, in the order forms show them. Any other field is refused. */
+  fields: readonly CredentialField[];
+  /** `carrier add` usage after the type (continuation lines start with "\n"). */
+  cliUsage: string;
+  /** Whether an account may replace the carrier's API base (the dashboard shows the field). */
+  baseUrl: boolean;
+  /** The channels its numbers can send on. */
+  channels: readonly Channel[];
+  /**
+   * The dashboard's words under an account's callback URL (what to set at the carrier); for a carrier without
+   * a webhook, where its reports come from instead.
+   */
+  callbackHint: string;
+  createAdapter(account: CarrierAccountOf<C>, context: AdapterContext<R>): DeliveryProvider;
+  /** Its signed status callbacks, answered at POST /webhooks/<type>/:accountId. None: no callback URL. */
+  webhook?: CarrierWebhook<C>;
+  /** Per-process state, built once by the composition root. */
+  createRuntime?(context: RuntimeContext): R;
+}
+
+/** A descriptor as lists hold it; credentials reach its functions validated against its own fields. */
+// biome-ignore lint/suspicious/noExplicitAny: the list holds carriers of different credential types.
+export type AnyCarrier = CarrierDescriptor<any, any>;
+
+/** The carrier of a type in a list; undefined for a type it does not hold. */
+export function findCarrier(carriers: readonly AnyCarrier[], type: string): AnyCarrier | undefined {
+  return carriers.find((c) => c.type === type);
+}
+
+/** A provider that takes nothing: the account cannot send, and every send says why. */
+export function refusingProvider(name: string, errorMessage: string): DeliveryProvider {
+  return {
+    name,
+    send: async () => ({ ok: false, providerId: null, errorCode: 'provider_error', errorMessage }),
+  };
+}

@@ -1,0 +1,105 @@
+// The HTTP plumbing every HTTP carrier adapter shares: one POST within the carrier timeout (CARRIER_TIMEOUT_MS),
+// the body read within the same deadline, JSON bodies read defensively, and the answers worth retrying (no
+// answer, 408, 429, 5xx) turned into TransientDeliveryError with the carrier's Retry-After.
+import { TransientDeliveryError } from '../provider.js';
+
+/** The adapters' timeout where none is configured. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Why a request got no complete answer. */
+export interface NoAnswer {
+  /** connect: no response at all (refused, reset, timed out); read: the body was cut short. */
+  stage: 'connect' | 'read';
+  timedOut: boolean;
+  /** "timed out", the socket's error code (ECONNREFUSED) or the error's name. */
+  detail: string;
+}
+
+export interface CarrierReply {
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  text: string;
+  /** The body as a JSON object; undefined when it is empty, not JSON, or not an object. */
+  body: Record<string, unknown> | undefined;
+}
+
+export interface CarrierPost {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  /** The words of the TransientDeliveryError thrown when there is no complete answer. */
+  noAnswer(why: NoAnswer): string;
+}
+
+/** One POST; throws TransientDeliveryError when no complete answer came (nothing says the carrier refused). */
+export async function postToCarrier(request: CarrierPost): Promise<CarrierReply> {
+  const doFetch = request.fetch ?? fetch;
+  let res: Response;
+  try {
+    res = await doFetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw new TransientDeliveryError(request.noAnswer(noAnswer('connect', err)));
+  }
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    throw new TransientDeliveryError(request.noAnswer(noAnswer('read', err)));
+  }
+  return { status: res.status, ok: res.ok, headers: res.headers, text, body: jsonObject(text) };
+}
+
+/** 408, 429 and 5xx: the carrier may take the same request later. */
+export function isTransientStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** The TransientDeliveryError for a reply worth retrying, carrying its Retry-After. */
+export function transientReply(reply: CarrierReply, message: string): TransientDeliveryError {
+  return new TransientDeliveryError(message, retryAfterMs(reply.headers.get('retry-after')));
+}
+
+/** Retry-After is delay-seconds or an HTTP date (RFC 9110 section 10.2.3). */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  const trimmed = header.trim();
+  if (trimmed === '') return undefined;
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** A JSON object, or undefined for anything else (empty, not JSON, an array, a scalar). */
+export function jsonObject(text: string): Record<string, unknown> | undefined {
+  if (text === '') return undefined;
+  try {
+    return asObject(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function noAnswer(stage: NoAnswer['stage'], err: unknown): NoAnswer {
+  const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+  let detail = 'unknown error';
+  if (timedOut) detail = 'timed out';
+  else if (err instanceof Error) {
+    const cause = (err as { cause?: { code?: unknown } }).cause;
+    detail = typeof cause?.code === 'string' ? cause.code : err.name;
+  }
+  return { stage, timedOut, detail };
+}
