@@ -8,6 +8,7 @@ import { webhookRoutes } from './delivery/status-webhooks.js';
 import { AppError } from './errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerProblemHandling } from './http/problem.js';
+import { OneLineRequestLog } from './http/request-log.js';
 import { newId } from './ids.js';
 import { authenticateRequests } from './keys/auth-hook.js';
 import { KEY_PREFIX } from './keys/key-format.js';
@@ -47,8 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     // From the id generator's pooled randomness: no system call per request.
     genReqId: () => newId('req'),
-    // One line per request (below) instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new OneLineRequestLog(),
     ajv: {
       // Strict input: no coercion ("6" is not an integer), unknown fields are errors, every error is named.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true },
@@ -64,19 +64,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   registerProblemHandling(app);
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url,
-        statusCode: reply.statusCode,
-        remoteAddress: request.ip,
-        responseTime: reply.elapsedTime,
-      },
-      'request completed',
-    );
-    done();
-  });
 
   // Graceful shutdown: once closing starts, new requests (on kept-alive connections) get 503 while in-flight
   // requests finish.

@@ -96,12 +96,14 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     token: string,
     outcome: repo.DeliveryOutcome,
     event: NewEvent,
-  ): Promise<void> {
-    await db.transaction().execute(async (tx) => {
-      await repo.recordHandOver(tx, job.verification_id, outcome, clock.now());
+  ): Promise<VerificationsTable | undefined> {
+    const after = await db.transaction().execute(async (tx) => {
+      const row = await repo.recordHandOver(tx, job.verification_id, outcome, clock.now());
       await jobs.deleteJob(tx, job.verification_id, token);
+      return row;
     });
     await timeline.recordAfter([event]);
+    return after;
   }
 
   async function giveUp(
@@ -110,9 +112,9 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     sender: string,
     provider: string,
     why: string,
-  ) {
+  ): Promise<VerificationsTable | undefined> {
     const errorMessage = `Gave up after ${job.attempts} failed hand-over attempt(s): ${why}`.slice(0, 300);
-    await settle(
+    return settle(
       job,
       token,
       { provider, ok: false, providerId: null, errorCode: 'provider_error', errorMessage, from: sender },
@@ -125,15 +127,25 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     );
   }
 
-  /** One attempt of a job the caller holds (by `token`), with the code in hand. */
-  async function attempt(job: jobs.DeliveryJobRow, token: string, code: string): Promise<void> {
-    const row = await repo.findVerification(db, job.workspace_id, job.verification_id);
+  /**
+   * One attempt of a job the caller holds (by `token`), with the code in hand. The send that just committed the
+   * job passes the verification and its senders (`known`), which nobody else can have changed but a racing
+   * supersede or check, harmless here: the hand-over of a code no longer wanted is what a retry would do too.
+   * Returns the verification as the attempt left it when it settled the job; undefined otherwise.
+   */
+  async function attempt(
+    job: jobs.DeliveryJobRow,
+    token: string,
+    code: string,
+    known?: { row: VerificationsTable; senders: SenderRow[] },
+  ): Promise<VerificationsTable | undefined> {
+    const row = known?.row ?? (await repo.findVerification(db, job.workspace_id, job.verification_id));
     if (row?.status !== 'pending' || row.expires_at <= clock.now()) {
       // Verified, canceled, superseded or out of time: nobody wants this code any more.
       await jobs.deleteJob(db, job.verification_id, token);
-      return;
+      return undefined;
     }
-    const numbers = await listSenders(db, row.workspace_id);
+    const numbers = known?.senders ?? (await listSenders(db, row.workspace_id));
     const senders = deliverySenders(
       numbers,
       row.channel,
@@ -143,21 +155,20 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     );
     const sender: SenderRow | undefined = senders[job.attempts % Math.max(1, senders.length)];
     if (!sender) {
-      await giveUp(
+      return giveUp(
         job,
         token,
         row.from_number,
         row.delivery_provider ?? 'none',
         `the number ${row.from_number} was removed from the workspace`,
       );
-      return;
     }
     const provider = await providers.providerFor(sender);
     const result = await handOver(provider, outboundMessage(row, sender.number, code));
     const about = { verificationId: row.id, workspaceId: row.workspace_id };
 
     if (result.kind === 'handed_over') {
-      await settle(
+      return settle(
         job,
         token,
         {
@@ -178,11 +189,10 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
           },
         },
       );
-      return;
     }
     if (result.kind === 'rejected') {
       const { errorCode, errorMessage, providerId } = result.handOver;
-      await settle(
+      return settle(
         job,
         token,
         { provider: result.provider, ok: false, providerId, errorCode, errorMessage, from: sender.number },
@@ -192,21 +202,19 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
           detail: { provider: result.provider, error_code: errorCode, error_message: errorMessage },
         },
       );
-      return;
     }
 
     const failed = { ...job, attempts: job.attempts + 1 };
     const lastError = `the ${result.provider} provider failed to take the message (${result.message})`;
     const nextAttemptAt = clock.now() + retryDelayMs(failed.attempts, result.retryAfterMs, random);
     if (nextAttemptAt >= row.expires_at) {
-      await giveUp(
+      return giveUp(
         failed,
         token,
         sender.number,
         result.provider,
         `${lastError}; the code expires before another try`,
       );
-      return;
     }
     if (
       !(await jobs.rescheduleJob(db, job.verification_id, token, {
@@ -215,7 +223,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         lastError,
       }))
     ) {
-      return; // The lease ran out and another process holds the job now: it records what comes next.
+      return undefined; // The lease ran out and another process holds the job now: it records what comes next.
     }
     const next = senders[failed.attempts % senders.length] ?? sender;
     const message = `Not handed over yet: attempt ${failed.attempts} failed (${lastError}); attempt ${failed.attempts + 1} (from ${next.number}) is due at ${toTimestamp(nextAttemptAt)}.`;
@@ -237,6 +245,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         },
       },
     ]);
+    return undefined;
   }
 
   /** An attempt of a claimed job whose code is still sealed in the row. */

@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { seal } from '../sealing.js';
 import type { Store } from '../store/database.js';
+import type { VerificationsTable } from '../store/tables.js';
 import type { CarrierChannels } from '../workspaces/channels.js';
+import type { SenderRow } from '../workspaces/repository.js';
 import { createDeliveryAttempts } from './attempt.js';
 import { leaseMsFor } from './backoff.js';
 import * as jobs from './jobs.js';
@@ -58,14 +60,15 @@ export function createDispatcher(deps: DispatcherDeps) {
     warn,
     carrierTypes: deps.carrierTypes,
   });
-  const inFlight = new Set<Promise<void>>();
+  const inFlight = new Set<Promise<unknown>>();
 
-  /** Runs work in the background of the process; drain() waits for it. Never rejects. */
-  function track(work: Promise<void>): Promise<void> {
-    const tracked = work
-      .catch((err: unknown) =>
-        warn('a delivery attempt could not be completed; its job is retried later', err),
-      )
+  /** Runs work in the background of the process; drain() waits for it. Never rejects (undefined instead). */
+  function track<T>(work: Promise<T>): Promise<T | undefined> {
+    const tracked: Promise<T | undefined> = work
+      .catch((err: unknown) => {
+        warn('a delivery attempt could not be completed; its job is retried later', err);
+        return undefined;
+      })
       .finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
     return tracked;
@@ -113,9 +116,17 @@ export function createDispatcher(deps: DispatcherDeps) {
       };
     },
 
-    /** The first attempt of a job its send committed; it goes on in the background if the caller stops waiting. */
-    firstAttempt(job: NewJob, code: string): Promise<void> {
-      return track(attempt(job.row, job.token, code));
+    /**
+     * The first attempt of a job its send committed, with the verification and its senders as the send has them;
+     * it goes on in the background if the caller stops waiting. Resolves to the verification as the attempt left
+     * it when it settled the job (undefined when a retry was scheduled instead).
+     */
+    firstAttempt(
+      job: NewJob,
+      code: string,
+      known: { row: VerificationsTable; senders: SenderRow[] },
+    ): Promise<VerificationsTable | undefined> {
+      return track(attempt(job.row, job.token, code, known));
     },
 
     /**

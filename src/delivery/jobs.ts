@@ -3,13 +3,12 @@
 // work the same job at once and a process whose lease ran out writes nothing over its successor's.
 import { sql } from 'kysely';
 import type { Db, Store } from '../store/database.js';
+import { prepared, preparedInsert } from '../store/prepared.js';
 import type { DeliveryJobsTable } from '../store/tables.js';
 
 export type DeliveryJobRow = DeliveryJobsTable;
 
-export async function insertJob(db: Db, row: DeliveryJobRow): Promise<void> {
-  await db.insertInto('delivery_jobs').values(row).execute();
-}
+export const insertJob = preparedInsert('delivery_jobs');
 
 export function findJob(db: Db, verificationId: string): Promise<DeliveryJobRow | undefined> {
   return db
@@ -62,13 +61,16 @@ export function claimDueJobs(
 
 /** Deletes a settled job, if the caller still holds it (or nobody does). True if it was there to delete. */
 export async function deleteJob(db: Db, verificationId: string, token: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('delivery_jobs')
-    .where('verification_id', '=', verificationId)
-    .where((eb) => eb.or([eb('lease_token', '=', token), eb('lease_token', 'is', null)]))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  const { numAffectedRows } = await deleteHeld(db, { verificationId, token });
+  return Number(numAffectedRows ?? 0) > 0;
 }
+
+const deleteHeld = prepared((db, p: { verificationId: string; token: string }) =>
+  db
+    .deleteFrom('delivery_jobs')
+    .where('verification_id', '=', p.verificationId)
+    .where((eb) => eb.or([eb('lease_token', '=', p.token), eb('lease_token', 'is', null)])),
+);
 
 /** After a transient failure: counts it, frees the lease and sets the next attempt. False if the lease was lost. */
 export async function rescheduleJob(

@@ -1,12 +1,11 @@
 // SQL for the development provider's outbox. Functions take the database (or a transaction) first.
 import type { Db } from '../store/database.js';
+import { preparedInsert } from '../store/prepared.js';
 import type { OutboxMessagesTable } from '../store/tables.js';
 
 export type OutboxRow = OutboxMessagesTable;
 
-export async function insertMessage(db: Db, row: OutboxRow): Promise<void> {
-  await db.insertInto('outbox_messages').values(row).execute();
-}
+export const insertMessage = preparedInsert('outbox_messages');
 
 export interface OutboxFilter {
   /** Only this workspace's messages (the dashboard's inbox); every workspace when absent (the CLI). */

@@ -2,6 +2,7 @@
 // delivery writes on a verification's row. Functions take the database (or a transaction) first.
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { prepared } from '../store/prepared.js';
 import type { VerificationsTable } from '../store/tables.js';
 import type { Status } from '../verification/statuses.js';
 
@@ -45,30 +46,61 @@ export interface DeliveryOutcome {
   from: string;
 }
 
-/** Records the settled hand-over; a rejected one makes a still-pending verification undelivered. */
+/**
+ * Records the settled hand-over; a rejected one makes a still-pending verification undelivered. Returns the
+ * verification as it now is (undefined if it no longer exists), so nobody reads it again.
+ */
 export async function recordHandOver(
   db: Db,
   id: string,
   outcome: DeliveryOutcome,
   now: number,
-): Promise<void> {
-  await db
-    .updateTable('verifications')
-    .set({
-      delivery_provider: outcome.provider,
-      delivery_ok: outcome.ok ? 1 : 0,
-      provider_id: outcome.providerId,
-      from_number: outcome.from,
-      error_code: outcome.errorCode,
-      error_message: outcome.errorMessage,
-      status: outcome.ok
-        ? sql<Status>`status`
-        : sql<Status>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .execute();
+): Promise<VerificationRow | undefined> {
+  const record = outcome.ok ? recordAccepted : recordRejected;
+  const { rows } = await record(db, {
+    id,
+    now,
+    provider: outcome.provider,
+    providerId: outcome.providerId,
+    from: outcome.from,
+    errorCode: outcome.errorCode,
+    errorMessage: outcome.errorMessage,
+  });
+  return rows[0];
 }
+
+type HandOverInputs = {
+  id: string;
+  now: number;
+  provider: string;
+  providerId: string | null;
+  from: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+};
+
+function handOverStatement(ok: boolean) {
+  return prepared((db, p: HandOverInputs) =>
+    db
+      .updateTable('verifications')
+      .set({
+        delivery_provider: p.provider,
+        delivery_ok: ok ? 1 : 0,
+        provider_id: p.providerId,
+        from_number: p.from,
+        error_code: p.errorCode,
+        error_message: p.errorMessage,
+        status: ok
+          ? sql<Status>`status`
+          : sql<Status>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
+        updated_at: p.now,
+      })
+      .where('id', '=', p.id)
+      .returningAll(),
+  );
+}
+const recordAccepted = handOverStatement(true);
+const recordRejected = handOverStatement(false);
 
 /**
  * A hand-over that failed transiently and will be tried again: not handed over yet (delivery_ok stays unset),

@@ -6,6 +6,9 @@
 import { type Clock, monotonicStamps } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
+import { preparedInsert } from '../store/prepared.js';
+
+const insertEvent = preparedInsert('verification_events');
 
 import type { EventKind } from './event-kinds.js';
 
@@ -57,20 +60,18 @@ export function createTimeline(deps: { db: Db; clock: Clock; warn?: (err: unknow
   async function record(db: Db, events: readonly NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     const at = deps.clock.now();
-    await db
-      .insertInto('verification_events')
-      .values(
-        events.map((e) => ({
-          id: newId('evt'),
-          verification_id: e.verificationId,
-          workspace_id: e.workspaceId,
-          kind: e.kind,
-          detail: e.detail === undefined ? null : JSON.stringify(e.detail),
-          at,
-          seq: nextSeq(),
-        })),
-      )
-      .execute();
+    // One compiled insert a row: a send writes one or two events, and a statement of one shape is prepared once.
+    for (const e of events) {
+      await insertEvent(db, {
+        id: newId('evt'),
+        verification_id: e.verificationId,
+        workspace_id: e.workspaceId,
+        kind: e.kind,
+        detail: e.detail === undefined ? null : JSON.stringify(e.detail),
+        at,
+        seq: nextSeq(),
+      });
+    }
   }
 
   return {

@@ -50,14 +50,15 @@ function serialiseMetadata(metadata: object): string | undefined {
   }
 }
 
-/** Waits for `work` or `ms`, whichever comes first; the work goes on either way. */
-async function waitAtMost(work: Promise<void>, ms: number): Promise<void> {
+/** Waits for `work` or `ms`, whichever comes first (undefined then); the work goes on either way. */
+async function waitAtMost<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
+  const deadline = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
   });
-  await Promise.race([work, deadline]);
+  const first = await Promise.race([work, deadline]);
   clearTimeout(timer);
+  return first;
 }
 
 export function createVerificationService(deps: VerificationDeps) {
@@ -168,8 +169,10 @@ export function createVerificationService(deps: VerificationDeps) {
 
       // The first hand-over, waited for a short while so the response can say whether it was made; past the
       // deadline it goes on in the background, and the dispatcher retries what fails transiently.
-      await waitAtMost(dispatcher.firstAttempt(job, code), deliveryWaitMs);
-      return presentVerification(await requireVerification(ws.id, row.id));
+      const known = { row, senders: numbers };
+      const handedOver = await waitAtMost(dispatcher.firstAttempt(job, code, known), deliveryWaitMs);
+      // The settled hand-over returns the row it wrote; only a send still retrying or past the deadline reads it.
+      return presentVerification(handedOver ?? (await requireVerification(ws.id, row.id)));
     },
 
     async check(principal: Principal, body: CheckBody): Promise<CheckResult> {

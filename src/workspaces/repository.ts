@@ -1,5 +1,6 @@
 // SQL for workspaces and their numbers. Functions take the database (or a transaction) first.
 import type { Db } from '../store/database.js';
+import { prepared } from '../store/prepared.js';
 import type { WorkspaceNumbersTable, WorkspacesTable } from '../store/tables.js';
 
 export type WorkspaceRow = WorkspacesTable;
@@ -9,8 +10,12 @@ export async function insertWorkspace(db: Db, row: WorkspaceRow): Promise<void> 
   await db.insertInto('workspaces').values(row).execute();
 }
 
-export function findWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
-  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+const workspaceById = prepared((db, p: { id: string }) =>
+  db.selectFrom('workspaces').selectAll().where('id', '=', p.id),
+);
+
+export async function findWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
+  return (await workspaceById(db, { id })).rows[0];
 }
 
 export function listWorkspaces(db: Db): Promise<WorkspaceRow[]> {
@@ -48,26 +53,28 @@ export async function lockCarrierAccount(db: Db, workspaceId: string, carrierId:
 export type SenderRow = NumberRow & { carrier_type: string | null };
 
 /** The numbers as senders, oldest first (as listNumbers), each with its carrier's type. */
-export function listSenders(db: Db, workspaceId: string): Promise<SenderRow[]> {
-  return db
+export async function listSenders(db: Db, workspaceId: string): Promise<SenderRow[]> {
+  return (await sendersOf(db, { workspaceId })).rows;
+}
+
+const sendersOf = prepared((db, p: { workspaceId: string }) =>
+  db
     .selectFrom('workspace_numbers as n')
     .leftJoin('carrier_accounts as c', 'c.id', 'n.carrier_id')
     .selectAll('n')
     .select('c.type as carrier_type')
-    .where('n.workspace_id', '=', workspaceId)
-    .orderBy('n.seq')
-    .execute();
-}
+    .where('n.workspace_id', '=', p.workspaceId)
+    .orderBy('n.seq'),
+);
 
 /** Oldest first: the first number gives the workspace's default country. */
-export function listNumbers(db: Db, workspaceId: string): Promise<NumberRow[]> {
-  return db
-    .selectFrom('workspace_numbers')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .orderBy('seq')
-    .execute();
+export async function listNumbers(db: Db, workspaceId: string): Promise<NumberRow[]> {
+  return (await numbersOf(db, { workspaceId })).rows;
 }
+
+const numbersOf = prepared((db, p: { workspaceId: string }) =>
+  db.selectFrom('workspace_numbers').selectAll().where('workspace_id', '=', p.workspaceId).orderBy('seq'),
+);
 
 /** Numbers that send through the development provider (no carrier account): in one workspace, or in all. */
 export function numbersWithoutCarrier(db: Db, workspaceId?: string): Promise<NumberRow[]> {

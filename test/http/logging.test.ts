@@ -51,3 +51,39 @@ test('logs at trace level hold no API key, no code and no Authorization header',
     await handle.close();
   }
 });
+
+test('one log line per request at info: the completed line carries method, URL, status and time', async () => {
+  const handle = await openTestStore();
+  const services = createServices({ store: handle.store, secret: TEST_SECRET, publicUrl: TEST_PUBLIC_URL });
+  type Line = {
+    msg: string;
+    reqId: string;
+    responseTime: number;
+    req: { method: string; url: string };
+    res: { statusCode: number };
+  };
+  const lines: Line[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = await buildApp({ services, logger: { level: 'info', stream } });
+  try {
+    const ws = await seedWorkspace(services);
+    await app.ready();
+    lines.length = 0;
+    await app.inject({ method: 'GET', url: '/v1/ping', headers: { 'x-api-key': ws.key } });
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    const line = lines[0] as Line;
+    assert.equal(line.msg, 'request completed');
+    assert.deepEqual([line.req.method, line.req.url], ['GET', '/v1/ping']);
+    assert.equal(line.res.statusCode, 200);
+    assert.equal(typeof line.responseTime, 'number');
+    assert.match(line.reqId, /^req_/);
+  } finally {
+    await app.close();
+    await handle.close();
+  }
+});

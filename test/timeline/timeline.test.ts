@@ -221,11 +221,11 @@ describe('verification timeline events', () => {
 
   test('an event that cannot be written after the change is reported, never thrown', async () => {
     const failures: unknown[] = [];
-    const broken = {
-      insertInto() {
-        throw new Error('database gone');
-      },
-    } as unknown as Db;
+    // Whichever way a statement reaches it (built per call, or compiled once and executed), the database fails.
+    const gone = () => {
+      throw new Error('database gone');
+    };
+    const broken = { insertInto: gone, getExecutor: gone, executeQuery: gone } as unknown as Db;
     const timeline = createTimeline({ db: broken, clock, warn: (err) => failures.push(err) });
     await timeline.recordAfter([{ verificationId: 'ver_x', workspaceId, kind: 'expired' }]);
     assert.equal(failures.length, 1);
