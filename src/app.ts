@@ -60,8 +60,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // JSON is the only body format: anything else is a 415, never a 400 or a silent parse.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('principal', null);
-  app.addHook('onSend', async (request, reply) => {
+  // Callback-style hooks on every request: no promise per hook.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
   registerProblemHandling(app);
 
@@ -71,9 +73,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
-    if (closing)
-      throw new AppError('unavailable', 'The service is shutting down; retry shortly.', { retry_after: 1 });
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (closing) {
+      done(new AppError('unavailable', 'The service is shutting down; retry shortly.', { retry_after: 1 }));
+      return;
+    }
+    done();
   });
 
   await app.register(swagger, {

@@ -1,9 +1,12 @@
-// One log line per request instead of Fastify's two ("incoming request", then "request completed"): the
-// completed line carries the request too. Errors, stream and serializer failures are logged as Fastify does.
+// One log line per request at the default level instead of Fastify's two: "request completed" carries the
+// request too, and "incoming request" moves to debug (where a stuck request can still be seen arriving).
+// Errors, stream and serializer failures are logged as Fastify does.
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 
 export class OneLineRequestLog extends LogController {
-  override incomingRequest(): void {}
+  override incomingRequest(request: FastifyRequest): void {
+    if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request');
+  }
 
   override requestCompleted(
     error: Error | null | undefined,

@@ -16,7 +16,8 @@ after(async () => {
 test('SIGTERM: no new connections, the in-flight request completes (201, committed), exit code 0', async () => {
   const { env } = cliSuiteEnv();
   const { key } = seedWithCli(env);
-  const server = await startServer({ ...env, LOG_LEVEL: 'info' });
+  // Debug: the request's arrival is logged there (at info, only its completion is).
+  const server = await startServer({ ...env, LOG_LEVEL: 'debug' });
   servers.push(server);
   let log = '';
   server.child.stderr?.on('data', (d) => {
