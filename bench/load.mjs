@@ -1,6 +1,6 @@
 // The load generator: one scenario against one server, driven with autocannon, in a process of its own (pinned
 // to another core than the server's by bench/run.mjs). Usage: node bench/load.mjs CONFIG.json; prints one JSON
-// line, the scenario's figures. CONFIG: { scenario, url, key, duration, connections, overallRate?, pool?,
+// line, the scenario's figures. CONFIG: { scenario, url, key, duration | amount, connections, overallRate?, pool?,
 // prefix?, databaseUrl? }. Scenarios:
 //   ceiling / ping   GET /v1/ping
 //   send             POST /v1/otp/send, SMS, each to a fresh number (prefix + a counter)
@@ -41,7 +41,11 @@ function codeOf(body) {
 }
 
 async function run() {
-  const base = { url: config.url, duration: config.duration, connections: config.connections ?? 10 };
+  // A count of requests (smoke runs: no dependence on how fast the machine is) or a duration.
+  const length = config.amount ? { amount: config.amount } : { duration: config.duration };
+  // autocannon refuses more connections than requests.
+  const connections = Math.min(config.connections ?? 10, config.amount ?? Number.POSITIVE_INFINITY);
+  const base = { url: config.url, ...length, connections };
   const extra = {};
   let cleanup = async () => {};
   let options;
@@ -77,6 +81,7 @@ async function run() {
         ...base,
         // Each verification takes its share of checks, then the run ends even before its duration.
         maxOverallRequests: limit,
+        ...(config.amount ? { amount: Math.min(config.amount, limit) } : {}),
         requests: [
           {
             method: 'POST',
