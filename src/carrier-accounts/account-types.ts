@@ -1,8 +1,41 @@
 // What a carrier account is: a type (one of the carriers the service was built with), credentials, and the
 // rules that validate them (for the CLI, the dashboard and rotation alike) before they are sealed. The rules of
 // each type are its descriptor's fields (src/delivery/carriers/<type>/).
-import type { AnyCarrier, CarrierAccountOf, CredentialField } from '../delivery/carriers/descriptor.js';
 import { invalidField } from '../errors.js';
+
+/** One credential of a carrier account: how forms and the CLI ask for it, and how it is checked. */
+export interface CredentialField {
+  /** The stored name (camelCase); forms and field errors spell it in snake_case (accountSid -> account_sid). */
+  name: string;
+  /** The dashboard's label. */
+  label: string;
+  /** secret: a password input; pem: a multi-line key, kept untrimmed; port: a whole number from 1 to 65535. */
+  kind: 'text' | 'secret' | 'pem' | 'port';
+  required: boolean;
+  /** The dashboard's line of help under the field. */
+  hint?: string;
+  /** The CLI option (without --) and the placeholder its usage shows; `file`: the option names a file to read. */
+  cli: { option: string; value: string; file?: boolean };
+  /** A further check of a value of the right shape: the reason it is refused, or undefined. */
+  check?(value: string): string | undefined;
+}
+
+/** An account as the carrier's functions get it: its credentials already validated by the descriptor's fields. */
+export interface CarrierAccountOf<C> {
+  id: string;
+  workspaceId: string;
+  type: string;
+  /** Replaces the carrier's API base (a regional edge, a proxy, a test double). */
+  baseUrl: string | undefined;
+  credentials: C;
+}
+
+/** What accounts need of a carrier (its descriptor has it): its type, its name, and its credentials' fields. */
+export interface AccountKind {
+  type: string;
+  label: string;
+  fields: readonly CredentialField[];
+}
 
 /** A carrier type's name, as stored with each account ("carrier list" shows it). */
 export type CarrierType = string;
@@ -14,7 +47,7 @@ export type CarrierAccount = CarrierAccountOf<Record<string, unknown>>;
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** The carrier of a type, or a field error listing the types there are. */
-export function carrierOfType(carriers: readonly AnyCarrier[], type: string): AnyCarrier {
+export function carrierOfType<K extends AccountKind>(carriers: readonly K[], type: string): K {
   const carrier = carriers.find((c) => c.type === type);
   if (!carrier) throw invalidField('type', `must be one of ${carriers.map((c) => c.type).join(', ')}`);
   return carrier;
@@ -37,7 +70,7 @@ function checkedValue(f: CredentialField, value: unknown): unknown {
 
 /** The credentials the carrier's fields allow, checked and normalised; any other field is refused. */
 export function validateCredentials(
-  carrier: AnyCarrier,
+  carrier: AccountKind,
   given: Record<string, unknown>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -2,14 +2,13 @@
 // encrypted. Lists never carry a secret; getAccount (decrypted) is for the router and the webhook routes alone.
 // Removing an account also lets go of what the carriers' runtimes hold for it in this process.
 import { type Clock, toTimestamp } from '../clock.js';
-import type { AnyCarrier } from '../delivery/carriers/descriptor.js';
-import type { CarrierRuntimes } from '../delivery/carriers/runtime.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { deriveKey } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { type NumberView, presentNumber, type WorkspaceService } from '../workspaces/service.js';
 import {
+  type AccountKind,
   type CarrierAccount,
   type CarrierType,
   carrierOfType,
@@ -53,9 +52,10 @@ export function createCarrierService(deps: {
   secret: string;
   workspaces: WorkspaceService;
   /** The carriers accounts may be of. */
-  carrierTypes: readonly AnyCarrier[];
+  carrierTypes: readonly AccountKind[];
   /** What this process holds per account (sessions), let go when the account is removed. */
-  runtime?: Pick<CarrierRuntimes, 'release'>;
+  /** What the process holds per account (a carrier's sessions): let go of when the account is removed. */
+  runtime?: { release(accountId: string): Promise<void> };
 }) {
   const { db, clock, workspaces, carrierTypes } = deps;
   const key = deriveKey(deps.secret, 'credentials');

@@ -1,6 +1,6 @@
 // The provider interface: everything the verification logic knows of delivery. Carrier adapters implement
 // it; the development provider (dev-provider.ts) is the default.
-import type { Channel } from '../workspaces/channel-names.js';
+import type { Channel } from '../vocabulary/channels.js';
 import type { NumberRow } from '../workspaces/repository.js';
 import type { DeliveryErrorCode } from './error-codes.js';
 import type { VoiceScript } from './voice-script.js';

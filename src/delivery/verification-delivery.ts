@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
 import type { VerificationsTable } from '../store/tables.js';
-import type { Status } from '../verification/statuses.js';
+import type { Status } from '../vocabulary/statuses.js';
 
 type VerificationRow = VerificationsTable;
 

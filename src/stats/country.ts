@@ -1,5 +1,5 @@
 // The country of a number prefix ("+6149", "+1416"), for verifications written before the country was kept.
-import { SUPPORTED_COUNTRIES } from '../workspaces/countries.js';
+import { SUPPORTED_COUNTRIES } from '../vocabulary/countries.js';
 import { callingCodeOf, countryOfNumber } from '../workspaces/phone-number.js';
 
 // A valid-looking subscriber part, so libphonenumber can tell the +1 countries apart by their area code.

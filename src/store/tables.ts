@@ -1,11 +1,12 @@
 // Row types of every table. Times are epoch milliseconds (bigint in PostgreSQL, integer in SQLite);
 // booleans are 0/1 integers and JSON is text, so one migration set serves both stores. Columns that hold one
 // of a fixed set of names take their type from the list the schemas and services use.
-import type { EventKind } from '../timeline/event-kinds.js';
-import type { Status } from '../verification/statuses.js';
-import type { Channel } from '../workspaces/channel-names.js';
-import type { Country } from '../workspaces/countries.js';
-import type { NumberType } from '../workspaces/number-types.js';
+
+import type { Channel } from '../vocabulary/channels.js';
+import type { Country } from '../vocabulary/countries.js';
+import type { EventKind } from '../vocabulary/event-kinds.js';
+import type { NumberType } from '../vocabulary/number-types.js';
+import type { Status } from '../vocabulary/statuses.js';
 export interface WorkspacesTable {
   id: string;
   name: string;

@@ -10,7 +10,7 @@ import { preparedInsert } from '../store/prepared.js';
 
 const insertEvent = preparedInsert('verification_events');
 
-import type { EventKind } from './event-kinds.js';
+import type { EventKind } from '../vocabulary/event-kinds.js';
 
 export type EventDetail = Record<string, string | number | boolean | null>;
 

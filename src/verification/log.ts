@@ -5,9 +5,9 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/tables.js';
-import { CHANNELS, type Channel } from '../workspaces/channel-names.js';
+import { CHANNELS, type Channel } from '../vocabulary/channels.js';
+import { STATUSES, type Status } from '../vocabulary/statuses.js';
 import { splitNumber } from '../workspaces/phone-number.js';
-import { STATUSES, type Status } from './statuses.js';
 
 export const PAGE_SIZE = 50;
 const DAY_MS = 86_400_000;

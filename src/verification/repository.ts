@@ -4,7 +4,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { prepared, preparedInsert } from '../store/prepared.js';
 import type { VerificationsTable } from '../store/tables.js';
-import type { Status } from './statuses.js';
+import type { Status } from '../vocabulary/statuses.js';
 
 export type VerificationRow = VerificationsTable;
 

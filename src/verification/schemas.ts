@@ -1,8 +1,8 @@
 // One declaration per request and response: types, validation, serialisation and OpenAPI all come from here.
 import { type Static, Type } from 'typebox';
-import { CHANNELS } from '../workspaces/channel-names.js';
-import { SUPPORTED_COUNTRIES } from '../workspaces/countries.js';
-import { STATUSES } from './statuses.js';
+import { CHANNELS } from '../vocabulary/channels.js';
+import { SUPPORTED_COUNTRIES } from '../vocabulary/countries.js';
+import { STATUSES } from '../vocabulary/statuses.js';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, milliseconds' });
 const Status = Type.Enum([...STATUSES]);

@@ -2,7 +2,7 @@
 // carries it (each carrier's descriptor says which it does: some carry SMS only). There is never a fallback to
 // another channel.
 import { AppError } from '../errors.js';
-import type { Channel } from './channel-names.js';
+import type { Channel } from '../vocabulary/channels.js';
 import type { SenderRow } from './repository.js';
 
 /** What the channel rules need of a carrier (its descriptor has it). */

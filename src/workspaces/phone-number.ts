@@ -2,8 +2,8 @@
 // imports libphonenumber: the rest of the code asks it.
 import { getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { AppError } from '../errors.js';
-import { type Country, SUPPORTED_COUNTRIES } from './countries.js';
-import type { NumberType } from './number-types.js';
+import { type Country, SUPPORTED_COUNTRIES } from '../vocabulary/countries.js';
+import type { NumberType } from '../vocabulary/number-types.js';
 
 export interface ParsedPhone {
   e164: string;

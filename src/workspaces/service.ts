@@ -3,9 +3,9 @@ import { type Clock, monotonicStamps, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
+import { type Country, SUPPORTED_COUNTRIES } from '../vocabulary/countries.js';
+import { NUMBER_TYPES, type NumberType } from '../vocabulary/number-types.js';
 import { validateBrandName } from './brand-name.js';
-import { type Country, SUPPORTED_COUNTRIES } from './countries.js';
-import { NUMBER_TYPES, type NumberType } from './number-types.js';
 import { detectNumberType, parsePhone } from './phone-number.js';
 import * as repo from './repository.js';
 

@@ -23,23 +23,38 @@ function importsOf(file: string): string[] {
 }
 
 const CONSTANT_LISTS = [
-  'src/verification/statuses.ts',
-  'src/workspaces/channel-names.ts',
-  'src/workspaces/countries.ts',
-  'src/workspaces/number-types.ts',
-  'src/timeline/event-kinds.ts',
+  'src/vocabulary/statuses.ts',
+  'src/vocabulary/channels.ts',
+  'src/vocabulary/countries.ts',
+  'src/vocabulary/number-types.ts',
+  'src/vocabulary/event-kinds.ts',
 ];
 
-test('the lists of names import nothing, so any layer may use them', () => {
+test('the lists of names (src/vocabulary/) import nothing, so any layer may use them', () => {
+  assert.deepEqual(
+    sourceFiles(join(SRC, 'vocabulary'))
+      .map((f) => relative(ROOT, f))
+      .sort(),
+    [...CONSTANT_LISTS].sort(),
+  );
   for (const file of CONSTANT_LISTS) assert.deepEqual(importsOf(join(ROOT, file)), [], file);
 });
 
-test('store/ imports no feature: only store/, top-level infrastructure (src/*.ts) and the lists of names', () => {
+test('carrier accounts import nothing from delivery: delivery uses accounts, never the reverse', () => {
+  for (const file of sourceFiles(join(SRC, 'carrier-accounts'))) {
+    for (const spec of importsOf(file))
+      assert.ok(!spec.includes('/delivery/'), `${relative(ROOT, file)} imports ${spec}`);
+  }
+});
+
+test('store/ imports no feature: only store/, top-level infrastructure (src/*.ts) and the vocabulary', () => {
   for (const file of sourceFiles(join(SRC, 'store'))) {
     for (const spec of importsOf(file).filter((s) => s.startsWith('.'))) {
       const target = relative(ROOT, join(file, '..', spec)).replace(/\.js$/, '.ts');
       assert.ok(
-        target.startsWith('src/store/') || /^src\/[^/]+\.ts$/.test(target) || CONSTANT_LISTS.includes(target),
+        target.startsWith('src/store/') ||
+          /^src\/[^/]+\.ts$/.test(target) ||
+          target.startsWith('src/vocabulary/'),
         `${relative(ROOT, file)} imports ${spec}`,
       );
     }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
-import { SUPPORTED_COUNTRIES } from '../../src/workspaces/countries.js';
+import { SUPPORTED_COUNTRIES } from '../../src/vocabulary/countries.js';
 import {
   callingCodeOf,
   countryOfNumber,

@@ -2,7 +2,7 @@
 // and the plain warning where the workspace cannot send SMS (or anything).
 import type { FC } from 'hono/jsx';
 import type { CarrierAccountListing } from '../../carrier-accounts/service.js';
-import { NUMBER_TYPES, type NumberType } from '../../workspaces/number-types.js';
+import { NUMBER_TYPES, type NumberType } from '../../vocabulary/number-types.js';
 import type { NumberView } from '../../workspaces/service.js';
 import { ConfirmedAction } from '../components.js';
 import { BASE, Csrf } from '../layout.js';

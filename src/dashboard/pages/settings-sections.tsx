@@ -1,7 +1,7 @@
 // The settings page's name, destination countries and limits sections.
 import type { FC } from 'hono/jsx';
+import { type Country, SUPPORTED_COUNTRIES } from '../../vocabulary/countries.js';
 import { BRAND_NAME_MAX } from '../../workspaces/brand-name.js';
-import { type Country, SUPPORTED_COUNTRIES } from '../../workspaces/countries.js';
 import { LIMIT_RANGES, type LimitName } from '../../workspaces/service.js';
 import { Csrf } from '../layout.js';
 import { ErrorNote, fmt, PATH, type SettingsData } from './settings-form.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
 import { type LogFilter, type LogPage, maskPhone, parseLogFilter } from '../../verification/log.js';
-import { STATUSES } from '../../verification/statuses.js';
+import { STATUSES } from '../../vocabulary/statuses.js';
 import { Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
 import { workspaceOf } from '../session.js';

@@ -1,35 +1,12 @@
 // What a carrier is to the rest of the service: one descriptor, exported by the carrier's own folder. The
 // account rules, the router, the status webhooks, the dashboard's forms, the CLI's options and the channel rules
 // read descriptors; none of them names a carrier. Adding a carrier is adding a folder (docs/adding-a-carrier.md).
-import type { Channel } from '../../workspaces/channel-names.js';
+
+import type { CarrierAccountOf, CredentialField } from '../../carrier-accounts/account-types.js';
+import type { Channel } from '../../vocabulary/channels.js';
 import type { DeliveryProvider, StatusReport } from '../provider.js';
 
-/** One credential of a carrier account: how forms and the CLI ask for it, and how it is checked. */
-export interface CredentialField {
-  /** The stored name (camelCase); forms and field errors spell it in snake_case (accountSid -> account_sid). */
-  name: string;
-  /** The dashboard's label. */
-  label: string;
-  /** secret: a password input; pem: a multi-line key, kept untrimmed; port: a whole number from 1 to 65535. */
-  kind: 'text' | 'secret' | 'pem' | 'port';
-  required: boolean;
-  /** The dashboard's line of help under the field. */
-  hint?: string;
-  /** The CLI option (without --) and the placeholder its usage shows; `file`: the option names a file to read. */
-  cli: { option: string; value: string; file?: boolean };
-  /** A further check of a value of the right shape: the reason it is refused, or undefined. */
-  check?(value: string): string | undefined;
-}
-
-/** An account as the carrier's functions get it: its credentials already validated by the descriptor's fields. */
-export interface CarrierAccountOf<C> {
-  id: string;
-  workspaceId: string;
-  type: string;
-  /** Replaces the carrier's API base (a regional edge, a proxy, a test double). */
-  baseUrl: string | undefined;
-  credentials: C;
-}
+export type { CarrierAccountOf, CredentialField };
 
 export interface AdapterContext<R> {
   /** Where the carrier posts this account's status callbacks (for carriers that have them). */
