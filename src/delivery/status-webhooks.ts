@@ -5,15 +5,24 @@
 // send genuine ones unsigned gets 503 instead, so the carrier sends it again). Every signed request is answered
 // 204, whatever it reports, so the carrier stops retrying.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { CarrierService } from '../carrier-accounts/service.js';
+import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import type { Services } from '../services.js';
 import type { AnyCarrier, CarrierWebhook, WebhookRequest } from './carriers/descriptor.js';
+import type { CarrierStatusReports } from './reports.js';
 
 /** Status callbacks are small; this leaves room for a verbose carrier without inviting large uploads. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;
 
+/** What the webhook routes need: the carriers, their accounts, where reports go, the clock and PUBLIC_URL. */
 export interface WebhookOptions {
-  services: Services;
+  services: {
+    clock: Clock;
+    carrierTypes: readonly AnyCarrier[];
+    carriers: Pick<CarrierService, 'getAccount'>;
+    statusReports: CarrierStatusReports;
+    publicUrl: string;
+  };
 }
 
 const ROUTE_SCHEMA = {
