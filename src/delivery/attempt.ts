@@ -90,20 +90,22 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     }
   }
 
-  /** Settles the job: records the hand-over's outcome on the verification and deletes the job, together. */
+  /**
+   * Settles the job: records the hand-over's outcome on the verification, deletes the job and writes the
+   * timeline event, in one transaction (one commit: this runs once for every code sent).
+   */
   async function settle(
     job: jobs.DeliveryJobRow,
     token: string,
     outcome: repo.DeliveryOutcome,
     event: NewEvent,
   ): Promise<VerificationsTable | undefined> {
-    const after = await db.transaction().execute(async (tx) => {
+    return db.transaction().execute(async (tx) => {
       const row = await repo.recordHandOver(tx, job.verification_id, outcome, clock.now());
       await jobs.deleteJob(tx, job.verification_id, token);
+      await timeline.record(tx, [event]);
       return row;
     });
-    await timeline.recordAfter([event]);
-    return after;
   }
 
   async function giveUp(
