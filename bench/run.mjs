@@ -18,6 +18,7 @@ import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
+import { postgresReachable } from '../scripts/postgres-reachable.mjs';
 import { renderChart } from './chart.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -200,19 +201,6 @@ async function poolOf(databaseUrl, prefix) {
       .filter((r) => r.code !== undefined);
   } finally {
     await store.close();
-  }
-}
-
-async function postgresReachable() {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch (err) {
-    return err instanceof Error ? err.message || String(err) : String(err);
-  } finally {
-    await client.end().catch(() => {});
   }
 }
 
@@ -458,7 +446,7 @@ async function main() {
   const stores = {};
   for (const store of ['sqlite', 'postgres'].filter((s) => wantedStores.includes(s))) {
     if (store === 'postgres') {
-      const reachable = await postgresReachable();
+      const reachable = await postgresReachable(PG_ADMIN_URL);
       if (reachable !== true) {
         log(`SKIPPING PostgreSQL: ${PG_ADMIN_URL} is unreachable (${reachable})`);
         stores.postgres = { skipped: `unreachable: ${reachable}` };

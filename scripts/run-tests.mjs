@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { postgresReachable } from './postgres-reachable.mjs';
 
 const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const RUN = `pv_test_${process.pid}_${Date.now().toString(36)}`;
@@ -18,19 +19,6 @@ function findTests(dir) {
     if (entry.isDirectory()) return findTests(path);
     return entry.name.endsWith('.test.ts') ? [path] : [];
   });
-}
-
-async function postgresReachable() {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch (err) {
-    return err instanceof Error ? err.message || String(err) : String(err);
-  } finally {
-    await client.end().catch(() => {});
-  }
 }
 
 async function dropRunDatabases() {
@@ -87,7 +75,7 @@ const wanted = (process.env.TEST_STORES ?? 'sqlite,postgres').split(',').map((s)
 const stores = [];
 if (wanted.includes('sqlite')) stores.push('sqlite');
 if (wanted.includes('postgres')) {
-  const reachable = await postgresReachable();
+  const reachable = await postgresReachable(PG_ADMIN_URL);
   if (reachable === true) stores.push('postgres');
   else if (process.env.CI === 'true' || process.env.CI === '1') {
     console.error(
