@@ -198,8 +198,12 @@ export function createVerificationService(deps: VerificationDeps) {
       row = await settled(row);
       if (row.status !== 'pending') return presentCheck(row);
       const correct = codeMatches(codeKey, row.id, code, row.code_hash);
-      const after = await repo.spendAttempt(db, row.id, clock.now(), correct);
-      if (after) await timeline.recordAfter(attemptEvents(after));
+      // The attempt and its timeline events commit together: one commit a check.
+      const after = await db.transaction().execute(async (tx) => {
+        const spent = await repo.spendAttempt(tx, row.id, clock.now(), correct);
+        if (spent) await timeline.record(tx, attemptEvents(spent));
+        return spent;
+      });
       // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.
       return presentCheck(after ?? (await settled(await requireVerification(row.workspace_id, row.id))));
     },
