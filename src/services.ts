@@ -158,8 +158,9 @@ export function createServices(deps: {
     workspaces,
     keys,
     verifications,
-    log: createVerificationLog({ db, clock }),
-    overview: createOverview({ db, clock }),
+    // Heavy reads: on SQLite they run on the reader thread, never holding the API's requests.
+    log: createVerificationLog({ db: store.reader, clock }),
+    overview: createOverview({ db: store.reader, clock }),
     outbox: createOutbox({ db }),
     dispatcher,
     devProvider,

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kyse
 import pg from 'pg';
 import { type DatabaseOptions, DEFAULT_DATABASE_POOL_MAX, DEFAULT_STATEMENT_TIMEOUT_MS } from '../config.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
+import { openSqliteReader } from './read-worker.js';
 import { cacheSqliteStatements, prepareNamedStatements } from './statement-cache.js';
 import type { Database } from './tables.js';
 
@@ -13,6 +14,11 @@ export type Dialect = 'sqlite' | 'postgres';
 
 export interface Store {
   readonly db: Kysely<Database>;
+  /**
+   * For heavy reads (the dashboard's read-models): on SQLite a reader thread with its own connection, so they
+   * never hold the serving thread; on PostgreSQL the same database as `db`.
+   */
+  readonly reader: Kysely<Database>;
   readonly dialect: Dialect;
   /** Where local state (the generated secret) is kept. */
   readonly dataDir: string;
@@ -109,8 +115,11 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     await db.destroy();
     throw err;
   }
+  const memory = target === ':memory:' || target === '';
+  const reader = dialect === 'sqlite' && !memory ? openSqliteReader(resolve(target)) : db;
   return {
     db,
+    reader,
     dialect,
     dataDir,
     async checkReady() {
@@ -118,6 +127,9 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
       const pending = await pendingMigrations(db);
       if (pending.length > 0) throw new Error(`migrations not applied: ${pending.join(', ')}`);
     },
-    close: () => db.destroy(),
+    async close() {
+      if (reader !== db) await reader.destroy();
+      await db.destroy();
+    },
   };
 }

@@ -1,0 +1,136 @@
+// Heavy reads off the request path, on SQLite. better-sqlite3 is synchronous: a 700 ms query on the serving
+// thread holds every API request for 700 ms. The reader is a Kysely database whose queries run on a worker
+// thread with its own read-only connection; the dashboard's read-models use it. It sees
+// every committed write (WAL). On PostgreSQL the queries already run in the database server, so the reader is
+// the store's own database there.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import type { Database } from './tables.js';
+
+type Reply = { id: number; rows?: unknown[]; error?: string };
+
+/**
+ * The thread: its own read-only connection to the file, statements prepared once. Plain JavaScript run by the
+ * Worker itself (eval), so it is the same under the TypeScript test runner and the built service. Messages in:
+ * { id, sql, parameters }; out: { id, rows } or { id, error }.
+ */
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const SQLite = require(workerData.driver);
+const database = new SQLite(workerData.path, { readonly: true, fileMustExist: true });
+database.pragma('busy_timeout = 5000');
+const statements = new Map();
+parentPort.on('message', ({ id, sql, parameters }) => {
+  try {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = database.prepare(sql);
+      if (statements.size >= 200) statements.delete(statements.keys().next().value);
+      statements.set(sql, statement);
+    }
+    if (!statement.reader) throw new Error('the reader runs reads only');
+    parentPort.postMessage({ id, rows: statement.all(...parameters) });
+  } catch (err) {
+    parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+  }
+});
+`;
+
+/** better-sqlite3 as this module resolves it: the thread loads the very same build. */
+const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
+
+function startWorker(path: string): Worker {
+  return new Worker(THREAD, { eval: true, workerData: { path, driver: DRIVER } });
+}
+
+class WorkerReadDriver implements Driver {
+  #worker: Worker | undefined;
+  #next = 0;
+  readonly #waiting = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
+
+  constructor(private readonly path: string) {}
+
+  async init(): Promise<void> {
+    this.#start();
+  }
+
+  #start(): Worker {
+    const worker = startWorker(this.path);
+    // Idle, the thread keeps no process alive; while a query waits on it, it does.
+    worker.unref();
+    worker.on('message', (reply: Reply) => {
+      const waiter = this.#waiting.get(reply.id);
+      if (!waiter) return;
+      this.#waiting.delete(reply.id);
+      if (this.#waiting.size === 0) worker.unref();
+      if (reply.error !== undefined) waiter.reject(new Error(reply.error));
+      else waiter.resolve(reply.rows ?? []);
+    });
+    // A dead thread fails what waits on it; the next query starts another.
+    const fail = (err: Error) => {
+      for (const waiter of this.#waiting.values()) waiter.reject(err);
+      this.#waiting.clear();
+      this.#worker = undefined;
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the reader thread exited (${code})`)));
+    this.#worker = worker;
+    return worker;
+  }
+
+  #run(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
+    const worker = this.#worker ?? this.#start();
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, sql, parameters });
+    });
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return {
+      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => ({
+        rows: (await this.#run(query.sql, query.parameters)) as R[],
+      }),
+      streamQuery: () => {
+        throw new Error('the reader does not stream');
+      },
+    };
+  }
+
+  async beginTransaction(): Promise<void> {
+    throw new Error('the reader runs reads only, outside transactions');
+  }
+  async commitTransaction(): Promise<void> {}
+  async rollbackTransaction(): Promise<void> {}
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    await worker?.terminate();
+  }
+}
+
+/** A Kysely database whose queries run on a reader thread over the SQLite file at `path`. */
+export function openSqliteReader(path: string): Kysely<Database> {
+  return new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new WorkerReadDriver(path),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+}
