@@ -29,6 +29,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const database = new SQLite(workerData.path, { readonly: true, fileMustExist: true });
 database.pragma('busy_timeout = 5000');
+// A small page cache: its reads are scans and aggregates, and every MB here is resident memory of the service.
+database.pragma('cache_size = -4000');
 const statements = new Map();
 parentPort.on('message', ({ id, sql, parameters }) => {
   try {
@@ -50,7 +52,12 @@ parentPort.on('message', ({ id, sql, parameters }) => {
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 
 function startWorker(path: string): Worker {
-  return new Worker(THREAD, { eval: true, workerData: { path, driver: DRIVER } });
+  // A small heap: the thread holds one query's rows at a time (a page of the log, an overview's buckets).
+  return new Worker(THREAD, {
+    eval: true,
+    workerData: { path, driver: DRIVER },
+    resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 },
+  });
 }
 
 class WorkerReadDriver implements Driver {
