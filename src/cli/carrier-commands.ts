@@ -43,10 +43,27 @@ function credentialsOf(carriers: readonly AnyCarrier[], values: Values): Record<
   return credentials;
 }
 
+/** Usage lines are wrapped at this width. */
+const USAGE_WIDTH = 90;
+
+/** A type's own options, from its fields: required ones plain, optional ones in brackets, wrapped. */
+function typeUsage(carrier: AnyCarrier): string[] {
+  const lines: string[] = [];
+  for (const f of carrier.fields) {
+    const option = `--${f.cli.option} ${f.cli.value}`;
+    const part = f.required ? option : `[${option}]`;
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + part.length <= USAGE_WIDTH)
+      lines[lines.length - 1] = `${last} ${part}`;
+    else lines.push(part);
+  }
+  return lines;
+}
+
 /** `carrier add`'s usage: the common options, then each type's own. */
 function addUsage(carriers: readonly AnyCarrier[]): string {
   const perType = carriers.map((c) => {
-    const [first, ...rest] = c.cliUsage.split('\n');
+    const [first, ...rest] = typeUsage(c);
     return [`      ${c.type.padEnd(8)}${first}`, ...rest.map((line) => `${' '.repeat(14)}${line}`)].join(
       '\n',
     );

@@ -52,7 +52,6 @@ export const pigeon: CarrierDescriptor<PigeonCredentials> = {
       cli: { option: 'signing-secret', value: 'SECRET' },
     },
   ],
-  cliUsage: '--loft-id ID --api-token TOKEN --signing-secret SECRET',
   baseUrl: true,
   channels: ['sms', 'voice'],
   callbackHint: 'Give it to your loft keeper.',

@@ -62,8 +62,6 @@ export interface CarrierDescriptor<C = Record<string, unknown>, R extends Carrie
   label: string;
   /** The credentials, in the order forms show them. Any other field is refused. */
   fields: readonly CredentialField[];
-  /** `carrier add` usage after the type (continuation lines start with "\n"). */
-  cliUsage: string;
   /** Whether an account may replace the carrier's API base (the dashboard shows the field). */
   baseUrl: boolean;
   /** The channels its numbers can send on. */

@@ -34,7 +34,6 @@ export const smpp: CarrierDescriptor<SmppEndpoint, SmppGateway> = {
       cli: { option: 'system-type', value: 'TYPE' },
     },
   ],
-  cliUsage: '--host HOST --port PORT --system-id ID --password PASSWORD [--system-type TYPE]',
   // The SMSC's address is in the credentials; there is no HTTP API to replace.
   baseUrl: false,
   channels: ['sms'],

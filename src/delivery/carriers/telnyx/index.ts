@@ -48,7 +48,6 @@ export const telnyx: CarrierDescriptor<TelnyxAccountCredentials> = {
           : 'must be the base64 Ed25519 public key Telnyx shows',
     },
   ],
-  cliUsage: '--api-key KEY [--connection-id ID] [--messaging-profile-id ID] [--public-key KEY]',
   baseUrl: true,
   channels: ['sms', 'voice'],
   callbackHint:

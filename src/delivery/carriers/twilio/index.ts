@@ -23,7 +23,6 @@ export const twilio: CarrierDescriptor<TwilioCredentials> = {
       cli: { option: 'auth-token', value: 'TOKEN' },
     },
   ],
-  cliUsage: '--account-sid SID --auth-token TOKEN',
   baseUrl: true,
   channels: ['sms', 'voice'],
   callbackHint: 'Requested with every message and call: nothing to set at Twilio.',

@@ -61,8 +61,6 @@ export const vonage: CarrierDescriptor<VonageAccountCredentials> = {
       cli: { option: 'signature-secret', value: 'SECRET' },
     },
   ],
-  cliUsage:
-    '--api-key KEY --api-secret SECRET --application-id ID --private-key-file PATH\n--signature-secret SECRET',
   baseUrl: true,
   channels: ['sms', 'voice'],
   callbackHint: 'Requested with every message and call: nothing to set at Vonage.',
