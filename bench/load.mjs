@@ -8,10 +8,12 @@
 //                    WRONG_PER_VERIFICATION per verification, so every check meets a pending code)
 //   check-correct    POST /v1/otp/check with the right code (read from the outbox), once per verification
 //   mixed            send to a fresh number, then check: the correct code of an earlier send of this flow
-//                    once its code is in the outbox, else a wrong code for the send just made; at a fixed
-//                    overall rate (overallRate requests a second, two requests per flow)
+//                    once its code is in the outbox, else a wrong code for the send just made; flows arrive
+//                    at a fixed rate (overallRate / 2 a second: two requests a flow), evenly spaced, open
+//                    loop (bench/paced.mjs: autocannon's rate limit sends in bursts)
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { paced } from './paced.mjs';
 
 const WRONG_PER_VERIFICATION = 8;
 
@@ -141,47 +143,35 @@ async function run() {
         clearInterval(poll);
         await store.close();
       };
-      options = {
-        ...base,
-        overallRate: config.overallRate,
-        requests: [
-          {
-            method: 'POST',
-            path: '/v1/otp/send',
-            headers: auth,
-            setupRequest: (req) => ({ ...req, body: sendBody(next()) }),
-            onResponse: (status, body, context) => {
-              context.sent = undefined;
-              if (status !== 201) return;
-              const id = JSON.parse(body).id;
-              context.sent = id;
-              awaiting.add(id);
-            },
-          },
-          {
-            method: 'POST',
-            path: '/v1/otp/check',
-            headers: auth,
-            setupRequest: (req, context) => {
-              const earlier = ready.shift();
-              let check;
-              if (earlier) {
-                counts.correct++;
-                check = { verification_id: earlier.id, code: earlier.code };
-              } else if (context.sent) {
-                counts.wrong++;
-                check = { verification_id: context.sent, code: '000000' };
-              } else {
-                counts.no_send++;
-                check = { verification_id: 'ver_none', code: '000000' };
-              }
-              return { ...req, body: JSON.stringify(check) };
-            },
-          },
-        ],
-      };
-      extra.counts = counts;
-      break;
+      // Flows arrive at half the overall rate (two requests a flow), evenly spaced: see bench/paced.mjs.
+      const result = await paced({
+        url: config.url,
+        headers: auth,
+        rate: config.overallRate / 2,
+        seconds: config.duration,
+        amount: config.amount ? Math.ceil(config.amount / 2) : undefined,
+        connections: config.connections ?? 10,
+        async flow(request) {
+          const sent = await request('POST', '/v1/otp/send', sendBody(next()));
+          const id = sent.status === 201 ? JSON.parse(sent.body).id : undefined;
+          if (id) awaiting.add(id);
+          const earlier = ready.shift();
+          let check;
+          if (earlier) {
+            counts.correct++;
+            check = { verification_id: earlier.id, code: earlier.code };
+          } else if (id) {
+            counts.wrong++;
+            check = { verification_id: id, code: '000000' };
+          } else {
+            counts.no_send++;
+            check = { verification_id: 'ver_none', code: '000000' };
+          }
+          await request('POST', '/v1/otp/check', JSON.stringify(check));
+        },
+      });
+      await cleanup();
+      return { scenario: config.scenario, ...result, target_rate: config.overallRate, counts };
     }
     default:
       throw new Error(`unknown scenario ${config.scenario}`);

@@ -63,7 +63,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Callback-style hooks on every request: no promise per hook.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    done(null, payload);
+    // No answer leaves before the writes it may report (its own, or others' it read) are durable; a group that
+    // could not commit turns the answer into a 503.
+    const commit = services.committed();
+    if (commit === undefined) done(null, payload);
+    else commit.then(() => done(null, payload), done);
   });
   registerProblemHandling(app);
 

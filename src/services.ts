@@ -61,6 +61,11 @@ export interface Services {
   statusReports: CarrierStatusReports;
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
   publicUrl: string;
+  /**
+   * The commit of writes not yet durable (SQLite commits a turn's writes together), or undefined. Every edge
+   * awaits it before telling anyone what happened: an HTTP answer, a CLI's output.
+   */
+  committed(): Promise<void> | undefined;
 }
 
 export interface DeliveryOptions {
@@ -172,6 +177,7 @@ export function createServices(deps: {
     carrierRuntime,
     statusReports,
     publicUrl: deps.publicUrl,
+    committed: store.committed,
   };
 }
 

@@ -71,13 +71,15 @@ export async function main(argv: string[], carrierTypes?: readonly AnyCarrier[])
     if (positionals.length !== (command.positionals ?? 0))
       throw new UsageError(`usage: phone-verify ${command.usage}`);
     const opened = await openServices(config, carrierTypes);
+    let result: unknown;
     try {
-      const result = await command.run(opened.services, values, positionals);
-      if (json) printJson(result);
-      else command.print(result);
+      result = await command.run(opened.services, values, positionals);
     } finally {
+      // Closing commits: what is printed is durable.
       await opened.close();
     }
+    if (json) printJson(result);
+    else command.print(result);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) return fail(err.message, 2);

@@ -31,6 +31,8 @@ export interface DeliveryAttemptDeps {
   jobKey: Buffer;
   random: () => number;
   warn: (message: string, err?: unknown) => void;
+  /** The commit of the writes so far (the store's): a code reaches no carrier before its verification is durable. */
+  committed: () => Promise<void> | undefined;
   /** Which channels each carrier carries (fail-over only moves to a number that can send on the channel). */
   carrierTypes: readonly CarrierChannels[];
 }
@@ -166,6 +168,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       );
     }
     const provider = await providers.providerFor(sender);
+    await deps.committed();
     const result = await handOver(provider, outboundMessage(row, sender.number, code));
     const about = { verificationId: row.id, workspaceId: row.workspace_id };
 

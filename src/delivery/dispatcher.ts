@@ -59,6 +59,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     random: deps.random ?? Math.random,
     warn,
     carrierTypes: deps.carrierTypes,
+    committed: store.committed,
   });
   const inFlight = new Set<Promise<unknown>>();
 

@@ -1,13 +1,11 @@
 // The database client: SQLite (embedded default) or PostgreSQL, chosen by DATABASE_URL, migrated at open.
-import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type DatabaseOptions, DEFAULT_DATABASE_POOL_MAX, DEFAULT_STATEMENT_TIMEOUT_MS } from '../config.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
-import { openSqliteReader } from './read-worker.js';
-import { cacheSqliteStatements, prepareNamedStatements } from './statement-cache.js';
+import { attachSqlite } from './sqlite.js';
+import { prepareNamedStatements } from './statement-cache.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,6 +18,11 @@ export interface Store {
    */
   readonly reader: Kysely<Database>;
   readonly dialect: Dialect;
+  /**
+   * The commit of the writes made so far, where they are not yet durable (SQLite's group commit); undefined when
+   * nothing waits to commit. Nothing may leave the process (an answer, a hand-over) before it resolves.
+   */
+  committed(): Promise<void> | undefined;
   /** Where local state (the generated secret) is kept. */
   readonly dataDir: string;
   /** Ready to serve: the database answers and every migration is applied. Throws otherwise. */
@@ -33,45 +36,6 @@ export function parseDatabaseUrl(url: string): { dialect: Dialect; target: strin
   if (url.startsWith('sqlite:')) return { dialect: 'sqlite', target: url.slice('sqlite:'.length) };
   if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', target: url };
   throw new Error('DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
-}
-
-/**
- * Kysely takes no migration lock on SQLite (it assumes one process). Several processes may start on one file,
- * so the migration run holds SQLite's write lock (BEGIN IMMEDIATE): the others wait (busy_timeout), then
- * find nothing pending.
- */
-class MigrationLockingSqliteAdapter extends SqliteAdapter {
-  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
-    await sql`begin immediate`.execute(db);
-  }
-  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
-    await sql`commit`.execute(db);
-  }
-}
-
-class MigrationLockingSqliteDialect extends SqliteDialect {
-  override createAdapter(): SqliteAdapter {
-    return new MigrationLockingSqliteAdapter();
-  }
-}
-
-function openSqlite(path: string): Kysely<Database> {
-  const memory = path === ':memory:' || path === '';
-  if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = new SQLite(memory ? ':memory:' : path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  // The CLI and the server share the file: wait for the other's write instead of failing.
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  // Checkpoint every ~40 MB of WAL instead of every 4 MB: a page written by many commits (an index's hot leaf)
-  // is copied back once per checkpoint, so sends commit measurably faster (docs/benchmarks.md). The file is
-  // truncated back to this size after a checkpoint, so it does not stay at its largest.
-  sqlite.pragma('wal_autocheckpoint = 10000');
-  sqlite.pragma(`journal_size_limit = ${40 * 1024 * 1024}`);
-  return new Kysely<Database>({
-    dialect: new MigrationLockingSqliteDialect({ database: cacheSqliteStatements(sqlite) }),
-  });
 }
 
 // PostgreSQL bigint (epoch milliseconds) arrives as a string by default; every value here fits a double.
@@ -105,31 +69,38 @@ function openPostgres(url: string, options: DatabaseOptions): Kysely<Database> {
 export async function openStore(options: DatabaseOptions | string): Promise<Store> {
   const opts: DatabaseOptions = typeof options === 'string' ? { url: options } : options;
   const { dialect, target } = parseDatabaseUrl(opts.url);
-  const db = dialect === 'sqlite' ? openSqlite(target) : openPostgres(target, opts);
   const dataDir = resolve(
     opts.dataDir ?? (dialect === 'sqlite' && target !== ':memory:' ? dirname(resolve(target)) : 'data'),
   );
-  try {
-    await migrateToLatest(db);
-  } catch (err) {
-    await db.destroy();
-    throw err;
+  let opened: { db: Kysely<Database>; reader: Kysely<Database>; committed(): Promise<void> | undefined };
+  let close: () => Promise<void>;
+  if (dialect === 'sqlite') {
+    const file = await attachSqlite(target);
+    opened = file;
+    close = file.release;
+  } else {
+    const db = openPostgres(target, opts);
+    try {
+      await migrateToLatest(db);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
+    opened = { db, reader: db, committed: () => undefined };
+    close = () => db.destroy();
   }
-  const memory = target === ':memory:' || target === '';
-  const reader = dialect === 'sqlite' && !memory ? openSqliteReader(resolve(target)) : db;
+  const { db, reader } = opened;
   return {
     db,
     reader,
     dialect,
     dataDir,
+    committed: () => opened.committed(),
     async checkReady() {
       await sql`select 1`.execute(db);
       const pending = await pendingMigrations(db);
       if (pending.length > 0) throw new Error(`migrations not applied: ${pending.join(', ')}`);
     },
-    async close() {
-      if (reader !== db) await reader.destroy();
-      await db.destroy();
-    },
+    close,
   };
 }

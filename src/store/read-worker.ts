@@ -65,7 +65,10 @@ class WorkerReadDriver implements Driver {
   #next = 0;
   readonly #waiting = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly committed: () => Promise<void> | undefined,
+  ) {}
 
   async init(): Promise<void> {
     this.#start();
@@ -107,9 +110,12 @@ class WorkerReadDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     return {
-      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => ({
-        rows: (await this.#run(query.sql, query.parameters)) as R[],
-      }),
+      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        // The thread's connection sees committed writes only: a read waits for this process's open group, so it
+        // sees every write made before it, as a read on the serving connection would.
+        await this.committed();
+        return { rows: (await this.#run(query.sql, query.parameters)) as R[] };
+      },
       streamQuery: () => {
         throw new Error('the reader does not stream');
       },
@@ -130,12 +136,15 @@ class WorkerReadDriver implements Driver {
   }
 }
 
-/** A Kysely database whose queries run on a reader thread over the SQLite file at `path`. */
-export function openSqliteReader(path: string): Kysely<Database> {
+/**
+ * A Kysely database whose queries run on a reader thread over the SQLite file at `path`; `committed` is the
+ * serving connection's commit of its open group (each read waits for it).
+ */
+export function openSqliteReader(path: string, committed: () => Promise<void> | undefined): Kysely<Database> {
   return new Kysely<Database>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new WorkerReadDriver(path),
+      createDriver: () => new WorkerReadDriver(path, committed),
       createIntrospector: (db) => new SqliteIntrospector(db),
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },

@@ -1,0 +1,101 @@
+// An open-loop load at a fixed arrival rate (what the mixed flow needs), which autocannon does not make:
+// autocannon's overallRate gives each connection a quota per second and spends it back to back from the start
+// of each second, so requests arrive in bursts of the connection count and the latency measured is that of a
+// saturated server for part of every second. Here arrivals are spaced evenly (1 / rate apart), each flow is
+// started at its scheduled time on a free keep-alive connection (or queued for one), and a request's latency
+// counts from the moment it was due, so a server (or a load generator) falling behind shows in the figures
+// rather than being hidden by a slower send rate (no coordinated omission).
+import http from 'node:http';
+
+/**
+ * Runs `flow(request)` for arrivals at `rate` a second for `seconds` (or `amount` flows in all). `flow` makes
+ * its requests through `request(method, path, body)`, which resolves to { status, body }; the first request of
+ * a flow is due at the flow's arrival, a later one when it is made.
+ */
+export async function paced({ url, headers, rate, seconds, amount, connections, flow }) {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const latencies = [];
+  const statusCodes = {};
+  let errors = 0;
+  let non2xx = 0;
+
+  function request(method, path, body, due = performance.now()) {
+    return new Promise((resolve) => {
+      const req = http.request(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          method,
+          path,
+          headers: { ...headers, 'content-length': Buffer.byteLength(body ?? '') },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            latencies.push(performance.now() - due);
+            statusCodes[res.statusCode] = (statusCodes[res.statusCode] ?? 0) + 1;
+            if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+            resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') });
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        resolve({ status: 0, body: '' });
+      });
+      req.end(body);
+    });
+  }
+
+  const interval = 1000 / rate;
+  const total = amount ?? Math.floor(rate * seconds);
+  const start = performance.now();
+  const flows = [];
+  let started = 0;
+  await new Promise((done) => {
+    const tick = () => {
+      const now = performance.now();
+      // Every arrival whose time has come starts now (a late timer starts several, each with its own due time).
+      while (started < total && start + started * interval <= now) {
+        const due = start + started * interval;
+        let first = true;
+        flows.push(
+          flow((method, path, body) => {
+            const at = first ? due : performance.now();
+            first = false;
+            return request(method, path, body, at);
+          }),
+        );
+        started++;
+      }
+      if (started >= total) done();
+      else setTimeout(tick, Math.max(0, start + started * interval - performance.now()));
+    };
+    tick();
+  });
+  await Promise.all(flows);
+  const elapsed = (performance.now() - start) / 1000;
+  agent.destroy();
+
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  const ms = (x) => Math.round(x * 100) / 100;
+  return {
+    requests: latencies.length,
+    seconds: elapsed,
+    rps: latencies.length / elapsed,
+    latency: {
+      p50: ms(at(0.5)),
+      p99: ms(at(0.99)),
+      max: ms(latencies.at(-1) ?? 0),
+      mean: ms(latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length)),
+    },
+    errors,
+    timeouts: 0,
+    non2xx,
+    status_codes: statusCodes,
+  };
+}

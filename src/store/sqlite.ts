@@ -1,0 +1,124 @@
+// The embedded store: one SQLite file, one connection to it per process. Writes are grouped, a transaction per
+// turn of the event loop (sqlite-group-commit.ts), so the connection holds SQLite's write lock across awaits;
+// a second connection to the same file in the same process would wait for that lock synchronously, blocking
+// the very event loop that would release it. So every store a process opens on one file shares its connection
+// (counted; the last to close closes it), and the file is migrated once, by the first.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteAdapter, SqliteDialect, sql } from 'kysely';
+import { migrateToLatest } from './migrate.js';
+import { openSqliteReader } from './read-worker.js';
+import { GroupCommitSqliteDriver } from './sqlite-group-commit.js';
+import { cacheSqliteStatements } from './statement-cache.js';
+import type { Database } from './tables.js';
+
+/**
+ * Kysely takes no migration lock on SQLite (it assumes one process). Several processes may start on one file,
+ * so the migration run holds SQLite's write lock (BEGIN IMMEDIATE): the others wait (busy_timeout), then
+ * find nothing pending.
+ */
+class MigrationLockingSqliteAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`begin immediate`.execute(db);
+  }
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`commit`.execute(db);
+  }
+}
+
+class GroupCommitSqliteDialect extends SqliteDialect {
+  constructor(private readonly driver: GroupCommitSqliteDriver) {
+    super({ database: {} as never });
+  }
+  override createDriver(): GroupCommitSqliteDriver {
+    return this.driver;
+  }
+  override createAdapter(): SqliteAdapter {
+    return new MigrationLockingSqliteAdapter();
+  }
+}
+
+export interface SqliteFile {
+  readonly db: Kysely<Database>;
+  /** Heavy reads on a thread of their own (the file's own connection for an in-memory database). */
+  readonly reader: Kysely<Database>;
+  committed(): Promise<void> | undefined;
+  /** This user is done with the file; the last one closes it. */
+  release(): Promise<void>;
+}
+
+interface Shared {
+  ready: Promise<void>;
+  db: Kysely<Database>;
+  reader: Kysely<Database>;
+  driver: GroupCommitSqliteDriver;
+  users: number;
+}
+
+const openFiles = new Map<string, Shared>();
+
+function connect(path: string, memory: boolean): SQLite.Database {
+  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(memory ? ':memory:' : path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  // The CLI and the server share the file: wait for the other's write instead of failing.
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  // Checkpoint every ~40 MB of WAL instead of every 4 MB: a page written by many commits (an index's hot leaf)
+  // is copied back once per checkpoint, so sends commit measurably faster (docs/benchmarks.md). The file is
+  // truncated back to this size after a checkpoint, so it does not stay at its largest.
+  sqlite.pragma('wal_autocheckpoint = 10000');
+  sqlite.pragma(`journal_size_limit = ${40 * 1024 * 1024}`);
+  return sqlite;
+}
+
+function open(path: string, memory: boolean): Shared {
+  const driver = new GroupCommitSqliteDriver(cacheSqliteStatements(connect(path, memory)));
+  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(driver) });
+  const committed = () => driver.committed();
+  const shared: Shared = {
+    db,
+    driver,
+    reader: memory ? db : openSqliteReader(path, committed),
+    users: 0,
+    ready: migrateToLatest(db).then(() => driver.startGrouping()),
+  };
+  return shared;
+}
+
+/** The file at `target` (or a private in-memory database), migrated, for one more user. */
+export async function attachSqlite(target: string): Promise<SqliteFile> {
+  const memory = target === ':memory:' || target === '';
+  const path = memory ? '' : resolve(target);
+  let shared = memory ? undefined : openFiles.get(path);
+  if (!shared) {
+    shared = open(path, memory);
+    if (!memory) openFiles.set(path, shared);
+  }
+  shared.users++;
+  const file = shared;
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    try {
+      // What this user wrote is committed before it goes (the CLI prints only what is durable).
+      file.driver.flush();
+    } finally {
+      if (--file.users === 0) {
+        if (openFiles.get(path) === file) openFiles.delete(path);
+        if (file.reader !== file.db) await file.reader.destroy();
+        await file.db.destroy();
+      }
+    }
+  };
+  try {
+    await file.ready;
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return { db: file.db, reader: file.reader, committed: () => file.driver.committed(), release };
+}
