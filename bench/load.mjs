@@ -119,19 +119,23 @@ async function run() {
       const awaiting = new Set();
       const ready = [];
       const counts = { correct: 0, wrong: 0, no_send: 0 };
+      // The outbox read forward from the last message seen (its seq index): each poll reads only what is new.
       let polling = false;
+      let lastSeq = 0;
       const poll = setInterval(async () => {
         if (polling || awaiting.size === 0) return;
         polling = true;
         try {
-          const ids = [...awaiting].slice(0, 500);
           const rows = await store.db
             .selectFrom('outbox_messages')
-            .select(['verification_id', 'body'])
-            .where('verification_id', 'in', ids)
+            .select(['verification_id', 'body', 'seq'])
+            .where('seq', '>', lastSeq)
+            .orderBy('seq')
+            .limit(2000)
             .execute();
           for (const row of rows) {
-            awaiting.delete(row.verification_id);
+            lastSeq = Math.max(lastSeq, row.seq);
+            if (!awaiting.delete(row.verification_id)) continue;
             const code = codeOf(row.body);
             if (code) ready.push({ id: row.verification_id, code });
           }

@@ -13,6 +13,7 @@ export interface ServeOptions {
 
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   const store = await openStore(config.database);
+  store.serveInBackground();
   // Background delivery work reports to the app's log, which exists once the app is built below.
   let log: FastifyBaseLogger | undefined;
   const services = createServices({

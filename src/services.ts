@@ -142,10 +142,9 @@ export function createServices(deps: {
     codeKey: deriveKey(secret, 'code-hash'),
     dispatcher,
     deliveryWaitMs: deps.delivery?.waitMs ?? DEFAULT_DELIVERY_WAIT_MS,
-    workspaces,
     carrierTypes,
   });
-  const requestLimiter = createRequestLimiter({ db, clock });
+  const requestLimiter = createRequestLimiter({ clock });
   const retention = createRetention({
     store,
     clock,

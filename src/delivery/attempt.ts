@@ -101,13 +101,16 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     token: string,
     outcome: repo.DeliveryOutcome,
     event: NewEvent,
+    held?: VerificationsTable,
   ): Promise<VerificationsTable | undefined> {
-    return db.transaction().execute(async (tx) => {
-      const row = await repo.recordHandOver(tx, job.verification_id, outcome, clock.now());
+    const changed = await db.transaction().execute(async (tx) => {
+      const now = await repo.recordHandOver(tx, job.verification_id, outcome, clock.now());
       await jobs.deleteJob(tx, job.verification_id, token);
       await timeline.record(tx, [event]);
-      return row;
+      return now;
     });
+    // The row the caller holds, as it now is: only these columns change after a send.
+    return held && changed ? { ...held, ...changed } : undefined;
   }
 
   async function giveUp(
@@ -116,6 +119,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     sender: string,
     provider: string,
     why: string,
+    held?: VerificationsTable,
   ): Promise<VerificationsTable | undefined> {
     const errorMessage = `Gave up after ${job.attempts} failed hand-over attempt(s): ${why}`.slice(0, 300);
     return settle(
@@ -128,6 +132,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         kind: 'gave_up',
         detail: { provider, attempts: job.attempts, error_message: errorMessage },
       },
+      held,
     );
   }
 
@@ -165,6 +170,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         row.from_number,
         row.delivery_provider ?? 'none',
         `the number ${row.from_number} was removed from the workspace`,
+        row,
       );
     }
     const provider = await providers.providerFor(sender);
@@ -193,6 +199,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
             hand_over_attempt: job.attempts + 1,
           },
         },
+        row,
       );
     }
     if (result.kind === 'rejected') {
@@ -206,6 +213,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
           kind: 'rejected',
           detail: { provider: result.provider, error_code: errorCode, error_message: errorMessage },
         },
+        row,
       );
     }
 
@@ -219,6 +227,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         sender.number,
         result.provider,
         `${lastError}; the code expires before another try`,
+        row,
       );
     }
     if (
@@ -264,6 +273,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         row?.from_number ?? '',
         row?.delivery_provider ?? 'none',
         "the job's code cannot be read with this server's secret (PHONE_VERIFY_SECRET changed?)",
+        row,
       );
       return;
     }

@@ -3,8 +3,8 @@
 // deadline did not cover: retries after transient failures, fail-over, and jobs left behind by a process that
 // died (delivery-attempt.ts makes each attempt). A job ends when its code is handed over, definitively
 // rejected, no longer wanted, or out of time; its row (and the sealed code in it) is then deleted.
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { newToken } from '../ids.js';
 import { seal } from '../sealing.js';
 import type { Store } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
@@ -41,8 +41,6 @@ export interface NewJob {
   row: jobs.DeliveryJobRow;
   token: string;
 }
-
-const newToken = () => randomBytes(12).toString('base64url');
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { store, clock, jobKey } = deps;

@@ -46,16 +46,32 @@ export interface DeliveryOutcome {
   from: string;
 }
 
+/** The columns of a verification that change after its send; the rest are fixed when it is created. */
+const CHANGING = [
+  'status',
+  'attempts',
+  'verified_at',
+  'updated_at',
+  'delivery_ok',
+  'delivery_provider',
+  'provider_id',
+  'from_number',
+  'error_code',
+  'error_message',
+] as const;
+export type ChangingColumns = Pick<VerificationRow, (typeof CHANGING)[number]>;
+
 /**
  * Records the settled hand-over; a rejected one makes a still-pending verification undelivered. Returns the
- * verification as it now is (undefined if it no longer exists), so nobody reads it again.
+ * columns that change after a send, as they now are (undefined if the verification no longer exists), so a
+ * caller holding the row has it as it now is without reading it again.
  */
 export async function recordHandOver(
   db: Db,
   id: string,
   outcome: DeliveryOutcome,
   now: number,
-): Promise<VerificationRow | undefined> {
+): Promise<ChangingColumns | undefined> {
   const record = outcome.ok ? recordAccepted : recordRejected;
   const { rows } = await record(db, {
     id,
@@ -90,13 +106,14 @@ function handOverStatement(ok: boolean) {
         from_number: p.from,
         error_code: p.errorCode,
         error_message: p.errorMessage,
-        status: ok
-          ? sql<Status>`status`
-          : sql<Status>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END`,
+        // A hand-over leaves the status alone (not even rewritten: every index holding it would be written).
+        ...(ok
+          ? {}
+          : { status: sql<Status>`CASE WHEN status = 'pending' THEN 'undelivered' ELSE status END` }),
         updated_at: p.now,
       })
       .where('id', '=', p.id)
-      .returningAll(),
+      .returning(CHANGING),
   );
 }
 const recordAccepted = handOverStatement(true);

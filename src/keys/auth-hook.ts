@@ -41,8 +41,10 @@ export function authenticateRequests(deps: {
   limiter: RequestLimiter;
 }): onRequestHookHandler {
   return async (request) => {
-    const principal = await deps.keys.authenticate(presentedKey(request));
-    const scope = request.routeOptions.config.scope;
+    const scope = request.routeOptions.config.scope ?? null;
+    const windowStart = deps.limiter.window();
+    // One read (and on PostgreSQL one statement) resolves the key and counts the request if it may go on.
+    const { principal, requestCount } = await deps.keys.admit(presentedKey(request), scope, windowStart);
     if (scope && !principal.scopes.includes(scope)) {
       throw new AppError(
         'insufficient_scope',
@@ -50,7 +52,7 @@ export function authenticateRequests(deps: {
       );
     }
     request.principal = principal;
-    await deps.limiter.take(principal.workspaceId, principal.requestLimitPerMinute);
+    deps.limiter.judge(requestCount ?? 0, principal.requestLimitPerMinute, windowStart);
   };
 }
 

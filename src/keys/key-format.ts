@@ -1,6 +1,6 @@
 // The API key's shape: `pv_live_` + 32 random base62 characters (about 190 bits) + a 6-character CRC-32
 // checksum, so a mistyped or truncated key is told apart from an unknown one without a database look-up.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { customAlphabet } from 'nanoid';
 
@@ -34,7 +34,7 @@ export function isWellFormedKey(key: string): boolean {
 
 /** Keys carry about 190 random bits, so a plain SHA-256 is enough: there is nothing to brute-force. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** What lists show so a person can recognise a key: the prefix and four characters. */

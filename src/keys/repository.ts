@@ -5,16 +5,6 @@ import type { ApiKeysTable } from '../store/tables.js';
 
 export type KeyRow = ApiKeysTable;
 
-/** The key with its workspace's request limit, so authentication and limiting need one read (every request). */
-export const findKeyByHash = prepared((db, p: { keyHash: string }) =>
-  db
-    .selectFrom('api_keys')
-    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
-    .selectAll('api_keys')
-    .select('workspaces.request_limit_per_minute')
-    .where('api_keys.key_hash', '=', p.keyHash),
-);
-
 export function findKey(db: Db, workspaceId: string, id: string): Promise<KeyRow | undefined> {
   return db
     .selectFrom('api_keys')

@@ -3,7 +3,9 @@ import { type Clock, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
+import type { WorkspaceRow } from '../workspaces/repository.js';
 import type { WorkspaceService } from '../workspaces/service.js';
+import { admit } from './admission.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
 import * as repo from './repository.js';
 import { isScope, SCOPES, type Scope } from './scopes.js';
@@ -29,15 +31,22 @@ export interface CreatedKey extends KeyView {
   key: string;
 }
 
+/** The workspace's settings as the request's key lookup read them (this request's own read, never a cache). */
+export type PrincipalWorkspace = Pick<
+  WorkspaceRow,
+  'id' | 'name' | 'allowed_countries' | 'send_limit' | 'send_window_seconds' | 'request_limit_per_minute'
+>;
+
 export interface Principal {
   keyId: string;
   keyName: string;
   workspaceId: string;
   scopes: readonly string[];
   requestLimitPerMinute: number;
+  workspace: PrincipalWorkspace;
 }
 
-function keyStatus(row: repo.KeyRow, now: number): KeyView['status'] {
+function keyStatus(row: Pick<repo.KeyRow, 'revoked_at' | 'expires_at'>, now: number): KeyView['status'] {
   if (row.revoked_at !== null) return 'revoked';
   if (row.expires_at !== null && row.expires_at <= now) return 'expired';
   return 'active';
@@ -139,25 +148,42 @@ export function createKeyService(deps: { db: Db; clock: Clock; workspaces: Works
       return (await repo.listKeys(db, workspaceId)).map((r) => presentKey(r, now));
     },
 
-    /** Resolves a presented key on every request: nothing is cached, so revocation is effective at once. */
-    async authenticate(key: string): Promise<Principal> {
+    /**
+     * Resolves a presented key on every request (nothing is cached, so revocation is effective at once) and
+     * counts the request in its workspace's window (`windowStart`) when the key is active and holds `scope`:
+     * the principal, and the window's count (undefined when the key lacks the scope, so it was not counted).
+     */
+    async admit(
+      key: string,
+      scope: string | null,
+      windowStart: number,
+    ): Promise<{ principal: Principal; requestCount: number | undefined }> {
       if (!isWellFormedKey(key)) {
         throw new AppError('malformed_api_key', `The API key is not in the expected shape (pv_live_…).`);
       }
       const now = clock.now();
-      const [row] = (await repo.findKeyByHash(db, { keyHash: hashKey(key) })).rows;
+      const row = await admit(db, { keyHash: hashKey(key), now, windowStart, scope });
       if (!row || keyStatus(row, now) !== 'active') throw invalidKey();
       // The row says whether last_used_at is due: most requests then write nothing (the statement re-checks).
       if (row.last_used_at === null || now - row.last_used_at > repo.LAST_USED_RESOLUTION_MS) {
         await repo.touchKey(db, { id: row.id, now, staleBefore: now - repo.LAST_USED_RESOLUTION_MS });
       }
-      return {
+      const principal: Principal = {
         keyId: row.id,
         keyName: row.name,
         workspaceId: row.workspace_id,
         scopes: JSON.parse(row.scopes) as string[],
         requestLimitPerMinute: row.request_limit_per_minute,
+        workspace: {
+          id: row.workspace_id,
+          name: row.workspace_name,
+          allowed_countries: row.allowed_countries,
+          send_limit: row.send_limit,
+          send_window_seconds: row.send_window_seconds,
+          request_limit_per_minute: row.request_limit_per_minute,
+        },
       };
+      return { principal, requestCount: row.request_count ?? undefined };
     },
   };
 }

@@ -23,6 +23,11 @@ export interface Store {
    * nothing waits to commit. Nothing may leave the process (an answer, a hand-over) before it resolves.
    */
   committed(): Promise<void> | undefined;
+  /**
+   * A serving process: keep the database's housekeeping off the serving thread (SQLite's checkpoints move to the
+   * reader thread). A no-op on PostgreSQL.
+   */
+  serveInBackground(): void;
   /** Where local state (the generated secret) is kept. */
   readonly dataDir: string;
   /** Ready to serve: the database answers and every migration is applied. Throws otherwise. */
@@ -72,7 +77,12 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
   const dataDir = resolve(
     opts.dataDir ?? (dialect === 'sqlite' && target !== ':memory:' ? dirname(resolve(target)) : 'data'),
   );
-  let opened: { db: Kysely<Database>; reader: Kysely<Database>; committed(): Promise<void> | undefined };
+  let opened: {
+    db: Kysely<Database>;
+    reader: Kysely<Database>;
+    committed(): Promise<void> | undefined;
+    checkpointInBackground(): void;
+  };
   let close: () => Promise<void>;
   if (dialect === 'sqlite') {
     const file = await attachSqlite(target);
@@ -86,7 +96,7 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
       await db.destroy();
       throw err;
     }
-    opened = { db, reader: db, committed: () => undefined };
+    opened = { db, reader: db, committed: () => undefined, checkpointInBackground: () => {} };
     close = () => db.destroy();
   }
   const { db, reader } = opened;
@@ -96,6 +106,7 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     dialect,
     dataDir,
     committed: () => opened.committed(),
+    serveInBackground: () => opened.checkpointInBackground(),
     async checkReady() {
       await sql`select 1`.execute(db);
       const pending = await pendingMigrations(db);

@@ -2,7 +2,13 @@
 // tree and compiles it to SQL on every call; a query whose shape never changes needs that once per dialect.
 // The query is written as usual, naming its inputs through `p`; the first call compiles it with a placeholder
 // in each input's place and remembers which parameter slot takes which input.
-import type { Compilable, CompiledQuery, Insertable, QueryResult } from 'kysely';
+import {
+  type Compilable,
+  type CompiledQuery,
+  type Insertable,
+  type QueryResult,
+  SqliteAdapter,
+} from 'kysely';
 import type { Db } from './database.js';
 import type { Database } from './tables.js';
 
@@ -76,4 +82,9 @@ export function preparedInsert<T extends keyof Database & string>(
     }
     await insert(db, row as Record<string, unknown>);
   };
+}
+
+/** Which dialect `db` (a database or a transaction) speaks, for the few statements written once for each. */
+export function dialectOf(db: Db): 'sqlite' | 'postgres' {
+  return db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres';
 }

@@ -3,6 +3,11 @@
 // thread with its own read-only connection; the dashboard's read-models use it. It sees
 // every committed write (WAL). On PostgreSQL the queries already run in the database server, so the reader is
 // the store's own database there.
+//
+// The same thread copies the write-ahead log back into the database file (a passive checkpoint) every so
+// often, on a connection of its own: done on the serving thread, a checkpoint holds every request while it
+// copies (tens of milliseconds for SQLite's default 4 MB of log). The serving connection's own automatic
+// checkpoint then finds the log already copied, and only restarts it.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import {
@@ -32,7 +37,21 @@ database.pragma('busy_timeout = 5000');
 // A small page cache: its reads are scans and aggregates, and every MB here is resident memory of the service.
 database.pragma('cache_size = -4000');
 const statements = new Map();
-parentPort.on('message', ({ id, sql, parameters }) => {
+let checkpoints;
+parentPort.on('message', ({ id, sql, parameters, checkpointEveryMs }) => {
+  if (checkpointEveryMs !== undefined) {
+    if (checkpoints) return;
+    // Never waits for a lock: PASSIVE copies what no reader still needs, and never blocks a writer.
+    const writer = new SQLite(workerData.path, { fileMustExist: true });
+    checkpoints = setInterval(() => {
+      try {
+        writer.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // A busy or failing checkpoint is tried again at the next tick; the serving connection's own remains.
+      }
+    }, checkpointEveryMs);
+    return;
+  }
   try {
     let statement = statements.get(sql);
     if (!statement) {
@@ -62,6 +81,7 @@ function startWorker(path: string): Worker {
 
 class WorkerReadDriver implements Driver {
   #worker: Worker | undefined;
+  #checkpointEveryMs: number | undefined;
   #next = 0;
   readonly #waiting = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
 
@@ -95,7 +115,15 @@ class WorkerReadDriver implements Driver {
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the reader thread exited (${code})`)));
     this.#worker = worker;
+    if (this.#checkpointEveryMs !== undefined)
+      worker.postMessage({ checkpointEveryMs: this.#checkpointEveryMs });
     return worker;
+  }
+
+  /** From now on the thread checkpoints every `ms` (a thread started again later does too). */
+  checkpointEvery(ms: number): void {
+    this.#checkpointEveryMs = ms;
+    (this.#worker ?? this.#start()).postMessage({ checkpointEveryMs: ms });
   }
 
   #run(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
@@ -140,13 +168,18 @@ class WorkerReadDriver implements Driver {
  * A Kysely database whose queries run on a reader thread over the SQLite file at `path`; `committed` is the
  * serving connection's commit of its open group (each read waits for it).
  */
-export function openSqliteReader(path: string, committed: () => Promise<void> | undefined): Kysely<Database> {
-  return new Kysely<Database>({
+export function openSqliteReader(
+  path: string,
+  committed: () => Promise<void> | undefined,
+): { db: Kysely<Database>; checkpointEvery(ms: number): void } {
+  const driver = new WorkerReadDriver(path, committed);
+  const db = new Kysely<Database>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new WorkerReadDriver(path, committed),
+      createDriver: () => driver,
       createIntrospector: (db) => new SqliteIntrospector(db),
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },
   });
+  return { db, checkpointEvery: (ms) => driver.checkpointEvery(ms) };
 }

@@ -44,6 +44,8 @@ export interface SqliteFile {
   /** Heavy reads on a thread of their own (the file's own connection for an in-memory database). */
   readonly reader: Kysely<Database>;
   committed(): Promise<void> | undefined;
+  /** Checkpoints from the reader thread from now on (a serving process); a no-op in memory. */
+  checkpointInBackground(): void;
   /** This user is done with the file; the last one closes it. */
   release(): Promise<void>;
 }
@@ -52,11 +54,15 @@ interface Shared {
   ready: Promise<void>;
   db: Kysely<Database>;
   reader: Kysely<Database>;
+  checkpointEvery(ms: number): void;
   driver: GroupCommitSqliteDriver;
   users: number;
 }
 
 const openFiles = new Map<string, Shared>();
+
+/** How often a serving process copies the log back into the database, off its serving thread. */
+const BACKGROUND_CHECKPOINT_MS = 250;
 
 function connect(path: string, memory: boolean): SQLite.Database {
   if (!memory) mkdirSync(dirname(path), { recursive: true });
@@ -78,10 +84,12 @@ function open(path: string, memory: boolean): Shared {
   const driver = new GroupCommitSqliteDriver(cacheSqliteStatements(connect(path, memory)));
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(driver) });
   const committed = () => driver.committed();
+  const reader = memory ? undefined : openSqliteReader(path, committed);
   const shared: Shared = {
     db,
     driver,
-    reader: memory ? db : openSqliteReader(path, committed),
+    reader: reader?.db ?? db,
+    checkpointEvery: (ms) => reader?.checkpointEvery(ms),
     users: 0,
     ready: migrateToLatest(db).then(() => driver.startGrouping()),
   };
@@ -120,5 +128,11 @@ export async function attachSqlite(target: string): Promise<SqliteFile> {
     await release();
     throw err;
   }
-  return { db: file.db, reader: file.reader, committed: () => file.driver.committed(), release };
+  return {
+    db: file.db,
+    reader: file.reader,
+    committed: () => file.driver.committed(),
+    checkpointInBackground: () => file.checkpointEvery(BACKGROUND_CHECKPOINT_MS),
+    release,
+  };
 }

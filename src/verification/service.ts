@@ -12,7 +12,7 @@ import { validateBrandName } from '../workspaces/brand-name.js';
 import { type CarrierChannels, selectSender } from '../workspaces/channels.js';
 import { parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
-import { allowedCountriesOf, type WorkspaceService } from '../workspaces/service.js';
+import { allowedCountriesOf } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { presentCheck, presentVerification } from './present.js';
 import * as repo from './repository.js';
@@ -34,7 +34,6 @@ export interface VerificationDeps {
   dispatcher: Dispatcher;
   /** How long a send waits for its first hand-over before answering (DELIVERY_WAIT_MS). */
   deliveryWaitMs: number;
-  workspaces: WorkspaceService;
   /** Which channels each carrier carries (a number on an SMS-only carrier never places a call). */
   carrierTypes: readonly CarrierChannels[];
   /** Where a timeline event that could not be written is reported (default: a process warning). */
@@ -62,7 +61,7 @@ async function waitAtMost<T>(work: Promise<T>, ms: number): Promise<T | undefine
 }
 
 export function createVerificationService(deps: VerificationDeps) {
-  const { db, clock, codeKey, dispatcher, deliveryWaitMs, workspaces } = deps;
+  const { db, clock, codeKey, dispatcher, deliveryWaitMs } = deps;
   const timeline = createTimeline({ db, clock, warn: deps.warn });
 
   async function requireVerification(workspaceId: string, id: string): Promise<repo.VerificationRow> {
@@ -100,7 +99,8 @@ export function createVerificationService(deps: VerificationDeps) {
 
   return {
     async send(principal: Principal, body: SendBody): Promise<Verification> {
-      const ws = await workspaces.requireWorkspace(principal.workspaceId);
+      // The workspace as this request's key lookup read it.
+      const ws = principal.workspace;
       const numbers = await listSenders(db, ws.id);
       const channel = body.channel ?? 'voice';
       const brandName = body.brand_name === undefined ? ws.name : validateBrandName(body.brand_name);

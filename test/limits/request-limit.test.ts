@@ -109,6 +109,33 @@ describe('request limit per workspace per minute', () => {
     assertRateLimited(await api.ping());
   });
 
+  test('requests refused for their key (revoked, expired, unknown) or its scope are not counted', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Refusals' });
+    await setRequestLimit(t, ws.workspaceId, 3);
+    const revoked = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'revoked' });
+    await t.services.keys.revokeKey(ws.workspaceId, revoked.id);
+    const expiring = await t.services.keys.createKey({
+      workspaceId: ws.workspaceId,
+      name: 'expiring',
+      expiresInSeconds: 1,
+    });
+    const noScope = await t.services.keys.createKey({
+      workspaceId: ws.workspaceId,
+      name: 'no scope',
+      scopes: [],
+    });
+    clock.advance(1_000);
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await client(t.app, revoked.key).ping()).statusCode, 401);
+      assert.equal((await client(t.app, expiring.key).ping()).statusCode, 401);
+      assert.equal((await client(t.app, noScope.key).send({ phone: '+61412350099' })).statusCode, 403);
+    }
+    // The three requests the limit allows are all still there: none of the fifteen refusals was counted.
+    const api = client(t.app, ws.key);
+    for (let i = 0; i < 3; i++) assert.equal((await api.ping()).statusCode, 200, `request ${i + 1} of 3`);
+    assertRateLimited(await api.ping());
+  });
+
   test('a refused request changes nothing: no send happens and no attempt is spent', async () => {
     const ws = await seedWorkspace(t.services, { name: 'Refused' });
     const api = client(t.app, ws.key);
