@@ -155,6 +155,7 @@ async function run() {
         seconds: config.duration,
         amount: config.amount ? Math.ceil(config.amount / 2) : undefined,
         connections: config.connections ?? 10,
+        warmupSeconds: config.warmupSeconds ?? 0,
         async flow(request) {
           const sent = await request('POST', '/v1/otp/send', sendBody(next()));
           const id = sent.status === 201 ? JSON.parse(sent.body).id : undefined;

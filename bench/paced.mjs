@@ -10,9 +10,11 @@ import http from 'node:http';
 /**
  * Runs `flow(request)` for arrivals at `rate` a second for `seconds` (or `amount` flows in all). `flow` makes
  * its requests through `request(method, path, body)`, which resolves to { status, body }; the first request of
- * a flow is due at the flow's arrival, a later one when it is made.
+ * a flow is due at the flow's arrival, a later one when it is made. The first `warmupSeconds` run at the same
+ * rate but are not counted: the server settles into the flow (code paths compiled, the previous scenario's
+ * writes checkpointed) before its latency is read.
  */
-export async function paced({ url, headers, rate, seconds, amount, connections, flow }) {
+export async function paced({ url, headers, rate, seconds, amount, connections, warmupSeconds = 0, flow }) {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies = [];
@@ -20,6 +22,7 @@ export async function paced({ url, headers, rate, seconds, amount, connections, 
   let errors = 0;
   let non2xx = 0;
 
+  let measureFrom = Number.POSITIVE_INFINITY;
   function request(method, path, body, due = performance.now()) {
     return new Promise((resolve) => {
       const req = http.request(
@@ -35,15 +38,17 @@ export async function paced({ url, headers, rate, seconds, amount, connections, 
           const chunks = [];
           res.on('data', (c) => chunks.push(c));
           res.on('end', () => {
-            latencies.push(performance.now() - due);
-            statusCodes[res.statusCode] = (statusCodes[res.statusCode] ?? 0) + 1;
-            if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+            if (due >= measureFrom) {
+              latencies.push(performance.now() - due);
+              statusCodes[res.statusCode] = (statusCodes[res.statusCode] ?? 0) + 1;
+              if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+            }
             resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') });
           });
         },
       );
       req.on('error', () => {
-        errors++;
+        if (due >= measureFrom) errors++;
         resolve({ status: 0, body: '' });
       });
       req.end(body);
@@ -51,8 +56,9 @@ export async function paced({ url, headers, rate, seconds, amount, connections, 
   }
 
   const interval = 1000 / rate;
-  const total = amount ?? Math.floor(rate * seconds);
+  const total = (amount ?? Math.floor(rate * seconds)) + Math.floor(rate * warmupSeconds);
   const start = performance.now();
+  measureFrom = start + warmupSeconds * 1000;
   const flows = [];
   let started = 0;
   await new Promise((done) => {
@@ -77,13 +83,14 @@ export async function paced({ url, headers, rate, seconds, amount, connections, 
     tick();
   });
   await Promise.all(flows);
-  const elapsed = (performance.now() - start) / 1000;
+  const elapsed = (performance.now() - measureFrom) / 1000;
   agent.destroy();
 
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   const ms = (x) => Math.round(x * 100) / 100;
   return {
+    warmup_s: warmupSeconds,
     requests: latencies.length,
     seconds: elapsed,
     rps: latencies.length / elapsed,

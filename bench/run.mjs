@@ -144,14 +144,28 @@ function sampler(pid) {
   };
 }
 
+/** Seconds of the ceiling measured before each scenario (the first, whole one lasts a scenario's duration). */
+const CEILING_SECONDS = 3;
+/** Seconds the mixed flow runs at its rate before its latency is counted (see docs/benchmarks.md). */
+const MIXED_WARMUP_SECONDS = 2;
+
 /** Requests a scenario makes in a smoke run (the mixed flow, at its fixed rate, fewer). */
 const SMOKE_REQUESTS = 60;
 const SMOKE_MIXED_REQUESTS = 10;
 
 const round = (x, digits = 2) => (x === null || x === undefined ? x : Number(x.toFixed(digits)));
 
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
+};
+
 /** One scenario through bench/load.mjs (its own pinned process), with the server's CPU and memory sampled. */
 async function drive(server, config) {
+  return driveFor(server, config, duration);
+}
+
+async function driveFor(server, config, duration) {
   const file = join(scratch, `load-${config.scenario}-${Date.now()}.json`);
   // Smoke runs count requests instead of seconds, so a slow or busy machine still gets figures for each scenario.
   const amount =
@@ -282,7 +296,7 @@ async function timeDashboard(server, env, workspaceId, key) {
 const round2 = (x) => Math.round(x * 10) / 10;
 
 /** Every scenario against one store: fresh database, set-up by the CLI, the service as its own process. */
-async function benchStore(store) {
+async function benchStore(store, ceilingNow) {
   const dir = join(scratch, store);
   mkdirSync(dir);
   let databaseUrl = `sqlite:${join(dir, 'phone-verify.db')}`;
@@ -325,27 +339,31 @@ async function benchStore(store) {
         log(
           `${store} ${name.padEnd(13)} ${String(r.rps).padStart(8)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}`,
         );
-      scenarios.ping = await drive(server, { scenario: 'ping', key });
-      say('ping', scenarios.ping);
-      scenarios.send = await drive(server, { scenario: 'send', key, prefix: '+61412' });
-      say('send', scenarios.send);
+      // Each scenario is read against a ceiling measured just before it: the machine's speed drifts by tens of
+      // percent within minutes, and a ceiling from minutes earlier would carry that drift into the ratio.
+      const measure = async (name, config) => {
+        const ceiling = await ceilingNow();
+        const result = await drive(server, config);
+        scenarios[name] = { ...result, ceiling_rps: ceiling.rps, ratio: round(result.rps / ceiling.rps, 4) };
+        say(name, scenarios[name]);
+      };
+      await measure('ping', { scenario: 'ping', key });
+      await measure('send', { scenario: 'send', key, prefix: '+61412' });
       const pool = await poolOf(databaseUrl, '+61412');
       const poolFile = join(scratch, `${store}-pool.json`);
       writeFileSync(poolFile, JSON.stringify(pool));
-      scenarios['check-wrong'] = await drive(server, { scenario: 'check-wrong', key, pool: poolFile });
-      say('check-wrong', scenarios['check-wrong']);
-      scenarios['check-correct'] = await drive(server, { scenario: 'check-correct', key, pool: poolFile });
-      say('check-correct', scenarios['check-correct']);
+      await measure('check-wrong', { scenario: 'check-wrong', key, pool: poolFile });
+      await measure('check-correct', { scenario: 'check-correct', key, pool: poolFile });
       // Two requests per flow: flows arrive at half the send peak.
       const rate = Math.max(2, Math.round(scenarios.send.rps));
-      scenarios.mixed = await drive(server, {
+      await measure('mixed', {
         scenario: 'mixed',
         key,
         prefix: '+61414',
         overallRate: rate,
+        warmupSeconds: mode === 'smoke' ? 0 : MIXED_WARMUP_SECONDS,
         databaseUrl,
       });
-      say('mixed', scenarios.mixed);
       const dashboard = rows > 0 ? await timeDashboard(server, env, workspaceId, key) : undefined;
       return { database: store, limits, prefill, scenarios, dashboard, server_whole_run: whole.stop() };
     } finally {
@@ -387,7 +405,8 @@ function evaluateTargets(stores) {
   const postgres = stores.postgres?.scenarios;
   if (sqlite && postgres) {
     for (const scenario of SCENARIOS) {
-      const share = postgres[scenario].rps / sqlite[scenario].rps;
+      // Shares of each one's own ceiling, so drift between the two stores' runs cancels out.
+      const share = postgres[scenario].ratio / sqlite[scenario].ratio;
       targets.push({
         store: 'postgres',
         scenario,
@@ -432,13 +451,15 @@ async function main() {
     `mode ${mode}: ${duration} s a scenario, ${connections} connections; ${PINNED ? 'servers on core 0, load on core 1' : 'not pinned (no taskset or one core)'}`,
   );
 
+  // The ceiling server stays up (idle between its measurements) for a measurement before every scenario.
   const ceilingServer = await startServer('ceiling', [join(ROOT, 'bench', 'ceiling.mjs')]);
-  let ceiling;
-  try {
-    ceiling = await drive(ceilingServer, { scenario: 'ceiling', key: 'none' });
-  } finally {
-    await ceilingServer.stop();
-  }
+  const ceilings = [];
+  const ceilingNow = async (seconds = Math.min(duration, CEILING_SECONDS)) => {
+    const measured = await driveFor(ceilingServer, { scenario: 'ceiling', key: 'none' }, seconds);
+    ceilings.push(measured.rps);
+    return measured;
+  };
+  const ceiling = await ceilingNow(duration);
   log(
     `ceiling       ${String(ceiling.rps).padStart(8)} req/s  p50 ${ceiling.latency.p50} ms  p99 ${ceiling.latency.p99} ms`,
   );
@@ -453,10 +474,9 @@ async function main() {
         continue;
       }
     }
-    const result = await benchStore(store);
-    for (const s of Object.values(result.scenarios)) s.ratio = round(s.rps / ceiling.rps, 4);
-    stores[store] = result;
+    stores[store] = await benchStore(store, ceilingNow);
   }
+  await ceilingServer.stop();
 
   const targets = mode === 'smoke' ? [] : evaluateTargets(stores);
   const results = {
@@ -472,6 +492,7 @@ async function main() {
     },
     options: { duration_s: duration, connections, rows },
     ceiling,
+    ceilings: { rps: ceilings, median: round(median(ceilings), 1) },
     stores,
     targets,
   };

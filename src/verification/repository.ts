@@ -173,14 +173,16 @@ export function expireAllDue(
  * Spends one attempt and applies its outcome in a single statement, so concurrent checks are totally ordered:
  * attempts never exceed max_attempts, nothing is accepted once the budget is spent or the code expired, and
  * the last wrong attempt fails the verification. Undefined when the verification no longer takes a code.
+ * Returns `row` (the verification as the caller read it) with what the attempt changed.
  */
 export async function spendAttempt(
   db: Db,
-  id: string,
+  row: VerificationRow,
   now: number,
   correct: boolean,
 ): Promise<VerificationRow | undefined> {
-  return (await (correct ? spendRight : spendWrong)(db, { id, now })).rows[0];
+  const [spent] = (await (correct ? spendRight : spendWrong)(db, { id: row.id, now })).rows;
+  return spent && { ...row, ...spent };
 }
 
 /** The attempt's outcome, as the statement sets it: verified, or a wrong guess (failed when it was the last). */
@@ -195,7 +197,8 @@ function spend(
       .where('status', '=', 'pending')
       .whereRef('attempts', '<', 'max_attempts')
       .where('expires_at', '>', p.now)
-      .returningAll(),
+      // What an attempt changes; the caller holds the rest.
+      .returning(['status', 'attempts', 'verified_at', 'updated_at']),
   );
 }
 const spendRight = spend((p) => ({ status: 'verified', verified_at: p.now }));

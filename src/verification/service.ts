@@ -200,7 +200,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const correct = codeMatches(codeKey, row.id, code, row.code_hash);
       // The attempt and its timeline events commit together: one commit a check.
       const after = await db.transaction().execute(async (tx) => {
-        const spent = await repo.spendAttempt(tx, row.id, clock.now(), correct);
+        const spent = await repo.spendAttempt(tx, row, clock.now(), correct);
         if (spent) await timeline.record(tx, attemptEvents(spent));
         return spent;
       });
