@@ -23,6 +23,7 @@ export async function paced({ url, headers, rate, seconds, amount, connections, 
   let non2xx = 0;
 
   let measureFrom = Number.POSITIVE_INFINITY;
+  const trace = [];
   function request(method, path, body, due = performance.now()) {
     return new Promise((resolve) => {
       const req = http.request(
@@ -40,6 +41,7 @@ export async function paced({ url, headers, rate, seconds, amount, connections, 
           res.on('end', () => {
             if (due >= measureFrom) {
               latencies.push(performance.now() - due);
+              if (process.env.PACED_TRACE) trace.push([due - measureFrom, performance.now() - due, path]);
               statusCodes[res.statusCode] = (statusCodes[res.statusCode] ?? 0) + 1;
               if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
             }
@@ -86,6 +88,7 @@ export async function paced({ url, headers, rate, seconds, amount, connections, 
   const elapsed = (performance.now() - measureFrom) / 1000;
   agent.destroy();
 
+  if (process.env.PACED_TRACE) (await import('node:fs')).writeFileSync(process.env.PACED_TRACE, JSON.stringify(trace));
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   const ms = (x) => Math.round(x * 100) / 100;

@@ -174,7 +174,9 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       );
     }
     const provider = await providers.providerFor(sender);
-    await deps.committed();
+    // No code leaves the process before its verification is durable (a crash would leave a code on a phone that
+    // no verification knows); a local hand-over commits with it instead.
+    if (!provider.local) await deps.committed();
     const result = await handOver(provider, outboundMessage(row, sender.number, code));
     const about = { verificationId: row.id, workspaceId: row.workspace_id };
 

@@ -40,6 +40,8 @@ export function createDevProvider(deps: { db: Db; clock: Clock; reports: Deliver
 
   return {
     name: DEV_PROVIDER_NAME,
+    // Its outbox is a table of this database: the message commits with the verification.
+    local: true,
     applyDueReports,
 
     async send(message: OutboundMessage): Promise<HandOver> {

@@ -63,6 +63,12 @@ export interface DeliveryReportSink {
 export interface DeliveryProvider {
   /** Stable name, kept with each verification (`delivery_provider`). */
   readonly name: string;
+  /**
+   * The hand-over is a write to this service's own database (the development outbox): it commits with the
+   * verification or not at all, so it need not wait for the verification's commit. A carrier's hand-over leaves
+   * the process, and waits.
+   */
+  readonly local?: boolean;
   send(message: OutboundMessage): Promise<HandOver>;
 }
 

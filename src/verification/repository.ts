@@ -1,6 +1,6 @@
 // SQL for verifications. Every race-prone step is one statement (or runs inside the caller's transaction),
 // and each says which invariant it keeps. Functions take the database (or a transaction) first.
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { VerificationsTable } from '../store/tables.js';
@@ -171,9 +171,11 @@ export function expireAllDue(
 
 /**
  * Spends one attempt and applies its outcome in a single statement, so concurrent checks are totally ordered:
- * attempts never exceed max_attempts, nothing is accepted once the budget is spent or the code expired, and
- * the last wrong attempt fails the verification. Undefined when the verification no longer takes a code.
- * Returns `row` (the verification as the caller read it) with what the attempt changed.
+ * attempts never exceed max_attempts, nothing is accepted once the budget is spent or the code expired. A wrong
+ * attempt that spends the last of the budget also fails the verification, in a second statement of the caller's
+ * transaction (nobody can spend in between: the budget is gone, and the transaction holds the row). Undefined
+ * when the verification no longer takes a code. Returns `row` (the verification as the caller read it) with
+ * what the attempt changed.
  */
 export async function spendAttempt(
   db: Db,
@@ -182,13 +184,15 @@ export async function spendAttempt(
   correct: boolean,
 ): Promise<VerificationRow | undefined> {
   const [spent] = (await (correct ? spendRight : spendWrong)(db, { id: row.id, now })).rows;
-  return spent && { ...row, ...spent };
+  if (!spent) return undefined;
+  const after = { ...row, ...spent };
+  if (correct || after.attempts < after.max_attempts) return after;
+  await failSpent(db, { id: row.id, now });
+  return { ...after, status: 'failed' };
 }
 
-/** The attempt's outcome, as the statement sets it: verified, or a wrong guess (failed when it was the last). */
-function spend(
-  outcome: (p: { now: number }) => { status: Status | RawBuilder<Status>; verified_at: number | null },
-) {
+/** The attempt's guards: a pending code, with budget left, not yet expired. */
+function spend(outcome: (p: { now: number }) => { status?: Status; verified_at?: number }) {
   return prepared((db, p: { id: string; now: number }) =>
     db
       .updateTable('verifications')
@@ -202,10 +206,17 @@ function spend(
   );
 }
 const spendRight = spend((p) => ({ status: 'verified', verified_at: p.now }));
-const spendWrong = spend(() => ({
-  status: sql<Status>`CASE WHEN attempts + 1 >= max_attempts THEN 'failed' ELSE 'pending' END`,
-  verified_at: null,
-}));
+// A wrong guess leaves the status alone: not even rewritten, since every index holding it would be written.
+const spendWrong = spend(() => ({}));
+
+/** The last wrong attempt fails the verification. */
+const failSpent = prepared((db, p: { id: string; now: number }) =>
+  db
+    .updateTable('verifications')
+    .set({ status: 'failed', updated_at: p.now })
+    .where('id', '=', p.id)
+    .where('status', '=', 'pending'),
+);
 
 /** Cancels a pending, unexpired verification; finished ones are left as they are (idempotent). True if it did. */
 export async function cancelPending(db: Db, id: string, now: number): Promise<boolean> {

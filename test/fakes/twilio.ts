@@ -47,6 +47,8 @@ export interface TwilioFake {
   requests: RecordedRequest[];
   /** Answers the next requests in this order; after them, success. */
   reply(...replies: TwilioFakeReply[]): void;
+  /** Answers the next requests to this number (`To`) in this order, before any reply(): per code, not per turn. */
+  replyTo(to: string, ...replies: TwilioFakeReply[]): void;
   /** Answers every held request with success. */
   release(): void;
   /** The requests answered with success: the messages and calls the carrier took, so the phone gets them. */
@@ -63,6 +65,7 @@ export async function startTwilioFake(account: {
   authToken: string;
 }): Promise<TwilioFake> {
   const queue: TwilioFakeReply[] = [];
+  const byNumber = new Map<string, TwilioFakeReply[]>();
   let held: (() => void)[] = [];
   const accepted: RecordedRequest[] = [];
   const accept = (res: ServerResponse, kind: string, accountSid: string, recorded: RecordedRequest) => {
@@ -85,7 +88,7 @@ export async function startTwilioFake(account: {
       });
     }
 
-    const reply = queue.shift() ?? { kind: 'success' };
+    const reply = byNumber.get(recorded.form.get('To') ?? '')?.shift() ?? queue.shift() ?? { kind: 'success' };
     switch (reply.kind) {
       case 'success':
         return accept(res, match[2] ?? '', account.accountSid, recorded);
@@ -121,6 +124,7 @@ export async function startTwilioFake(account: {
   return {
     ...server,
     reply: (...replies) => queue.push(...replies),
+    replyTo: (to, ...replies) => byNumber.set(to, [...(byNumber.get(to) ?? []), ...replies]),
     release: () => {
       const answers = held;
       held = [];

@@ -36,8 +36,9 @@ test('three processes retrying failed hand-overs: each code reaches the carrier 
   };
   const serverFor = (i: number) => servers[i % PROCESSES] as ServerProcess;
 
-  twilio.reply(...Array.from({ length: CODES }, () => ({ kind: 'server_error', status: 503 }) as const));
   const phones = Array.from({ length: CODES }, (_, i) => `+614123800${String(i).padStart(2, '0')}`);
+  // Per number, so a retry of one code never takes the failure meant for another's first hand-over.
+  for (const phone of phones) twilio.replyTo(phone, { kind: 'server_error', status: 503 });
   const sent = await Promise.all(
     phones.map((phone, i) => call(serverFor(i), '/v1/otp/send', { phone, channel: 'sms' })),
   );
