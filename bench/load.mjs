@@ -176,7 +176,13 @@ async function run() {
         },
       });
       await cleanup();
-      return { scenario: config.scenario, ...result, target_rate: config.overallRate, counts };
+      return {
+        scenario: config.scenario,
+        ...result,
+        target_rate: config.overallRate,
+        send_peak: config.sendPeak,
+        counts,
+      };
     }
     default:
       throw new Error(`unknown scenario ${config.scenario}`);

@@ -88,7 +88,8 @@ export async function paced({ url, headers, rate, seconds, amount, connections, 
   const elapsed = (performance.now() - measureFrom) / 1000;
   agent.destroy();
 
-  if (process.env.PACED_TRACE) (await import('node:fs')).writeFileSync(process.env.PACED_TRACE, JSON.stringify(trace));
+  if (process.env.PACED_TRACE)
+    (await import('node:fs')).writeFileSync(process.env.PACED_TRACE, JSON.stringify(trace));
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   const ms = (x) => Math.round(x * 100) / 100;
