@@ -64,8 +64,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     // No answer leaves before the writes it may report (its own, or others' it read) are durable; a group that
-    // could not commit turns the answer into a 503.
-    const commit = services.committed();
+    // could not commit turns the answer into a 503. An error answer reports nothing done, so it need not wait
+    // (and the 503 of a lost group is not failed again by that same group).
+    const commit = reply.statusCode >= 400 ? undefined : services.committed();
     if (commit === undefined) done(null, payload);
     else commit.then(() => done(null, payload), done);
   });

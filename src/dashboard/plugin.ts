@@ -10,6 +10,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { ErrorPage } from './error-page.js';
 import { BASE } from './layout.js';
 import { registerAuthPages } from './pages/auth.js';
@@ -93,16 +94,22 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   });
 
   app.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
-    const status = error instanceof AppError ? error.status : (error.statusCode ?? 500);
-    if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
+    const unavailable = isDatabaseUnavailable(error);
+    const status = error instanceof AppError ? error.status : unavailable ? 503 : (error.statusCode ?? 500);
+    if (unavailable) {
+      request.log.warn({ err: error }, 'dashboard request refused: the database is unavailable');
+      reply.header('retry-after', '5');
+    } else if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
     const message =
       error instanceof AppError
         ? error.message
-        : status === 403
-          ? 'The form expired or did not come from this page. Go back, reload and try again.'
-          : status < 500
-            ? 'The request could not be processed.'
-            : 'Something went wrong on our side.';
+        : unavailable
+          ? 'The database is unreachable or busy. Try again in a few seconds.'
+          : status === 403
+            ? 'The form expired or did not come from this page. Go back, reload and try again.'
+            : status < 500
+              ? 'The request could not be processed.'
+              : 'Something went wrong on our side.';
     return renderPage(request, reply, ErrorPage({ status, message }), { status });
   });
   app.setNotFoundHandler(async (request, reply) =>

@@ -1,6 +1,6 @@
 // Which database failures mean "unavailable, try again shortly" (503) rather than a bug (500): the
-// connection is refused, lost or timed out, the server is shutting down or overloaded, or a lock wait or
-// statement ran out of time.
+// connection is refused, lost or timed out, the server is shutting down or overloaded, the database refuses
+// connections or no longer exists, the disk is full, or a lock wait or statement ran out of time.
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -11,8 +11,9 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 // PostgreSQL SQLSTATEs: class 08 connection exceptions, 53 insufficient resources, 57P0x shutdown and
-// cannot-connect-now, 57014 statement timeout, 55P03 lock timeout, 40001/40P01 serialisation and deadlock.
-const PG_STATES = /^(08|53)|^(57P01|57P02|57P03|57014|55P03|40001|40P01)$/;
+// cannot-connect-now, 57014 statement timeout, 55P03 lock timeout, 40001/40P01 serialisation and deadlock,
+// 3D000 the database does not exist (dropped under the service).
+const PG_STATES = /^(08|53)|^(57P01|57P02|57P03|57P04|57014|55P03|40001|40P01|3D000)$/;
 const PG_MESSAGES =
   /connection terminated|timeout exceeded when trying to connect|connection error|Client has encountered a connection error|Query read timeout/i;
 const SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL']);
@@ -20,6 +21,9 @@ const SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'S
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
+  // PostgreSQL ends the session with a FATAL error whenever it will not serve it (the database does not allow
+  // connections, was dropped, the server is shutting down): never a bug of the request.
+  if ((error as { severity?: unknown }).severity === 'FATAL') return true;
   if (typeof code === 'string') {
     if (NETWORK_CODES.has(code) || PG_STATES.test(code)) return true;
     if (SQLITE_CODES.has(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_IOERR'))

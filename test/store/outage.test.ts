@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { createServices, type Services } from '../../src/services.js';
@@ -440,6 +441,101 @@ test('statement/lock timeout: a request blocked on a locked table answers 503 un
   }
 });
 
+test('a database that refuses connections, or is dropped: 503 unavailable, and recovery once it allows them', {
+  skip: PG_ONLY,
+  timeout: 120_000,
+}, async () => {
+  const assembled = await assemble({});
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  const database = new URL(assembled.databaseUrl).pathname.slice(1);
+  const terminate = () =>
+    admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
+  let refusing = false;
+  try {
+    const { app, services } = assembled;
+    const ws = await seedWorkspace(services);
+    const api = client(app, ws.key);
+    assert.equal((await api.ping()).statusCode, 200);
+
+    await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+    refusing = true;
+    await terminate();
+    for (const [what, request] of [
+      ['GET /v1/ping', () => api.ping()],
+      ['POST /v1/otp/send', () => api.send({ phone: '+61412340401', channel: 'sms' })],
+      ['GET /dashboard/signin', () => app.inject({ method: 'GET', url: '/dashboard/signin' })],
+      ['POST /webhooks/twilio/car_x', () => app.inject({ method: 'POST', url: '/webhooks/twilio/car_x' })],
+    ] as const) {
+      const res = await answered(`${what} while the database refuses connections`, request());
+      // The sign-in page and an unknown webhook account need the database too; none may answer 500.
+      assert.notEqual(res.statusCode, 500, `${what}: ${res.body}`);
+      if (what.startsWith('GET /v1') || what.startsWith('POST /v1')) assertUnavailable(what, res);
+    }
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+
+    await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+    refusing = false;
+    await eventually('requests succeed again once the database allows connections', async () => {
+      const res = await api.ping();
+      return res.statusCode === 200;
+    });
+
+    // Dropped under the running service: 503, never 500.
+    await admin.query(`DROP DATABASE "${database}" WITH (FORCE)`);
+    for (const [what, request] of [
+      ['GET /v1/ping', () => api.ping()],
+      ['POST /v1/otp/send', () => api.send({ phone: '+61412340402', channel: 'sms' })],
+    ] as const) {
+      assertUnavailable(`${what} after the database was dropped`, await answered(what, request()));
+    }
+  } finally {
+    if (refusing) await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`).catch(() => {});
+    await admin.end();
+    await assembled.close().catch(() => {});
+  }
+});
+
+test('SQLite: a full disk answers 503 unavailable (never 500, nothing half-written), then works again', {
+  skip: TEST_STORE !== 'sqlite' && 'SQLite only',
+  timeout: 60_000,
+}, async () => {
+  const t = await createTestApp();
+  try {
+    const ws = await seedWorkspace(t.services);
+    const api = client(t.app, ws.key);
+    assert.equal((await api.send({ phone: '+61412340501', channel: 'sms' })).statusCode, 201);
+    await t.store.committed();
+    // The database may not grow past its current size: every write that needs a new page fails SQLITE_FULL.
+    const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(t.store.db);
+    const pages = Number(rows[0]?.page_count);
+    await sql.raw(`pragma max_page_count = ${pages}`).execute(t.store.db);
+    let full = 0;
+    for (let i = 0; i < 200 && full === 0; i++) {
+      const res = await answered(
+        'POST /v1/otp/send on a full disk',
+        api.send({ phone: `+614123406${String(i).padStart(2, '0')}`, channel: 'sms' }),
+      );
+      assert.ok(
+        res.statusCode === 201 || res.statusCode === 503,
+        `201 or 503, never ${res.statusCode}: ${res.body}`,
+      );
+      if (res.statusCode === 503) {
+        assertUnavailable('POST /v1/otp/send on a full disk', res);
+        full++;
+      }
+    }
+    assert.equal(full, 1, 'the disk filled up within 200 sends');
+    await sql.raw('pragma max_page_count = 1073741823').execute(t.store.db);
+    const after = await api.send({ phone: '+61412340599', channel: 'sms' });
+    assert.equal(after.statusCode, 201, after.body);
+    assert.equal((await api.get(String(after.json().id))).statusCode, 200);
+  } finally {
+    await t.close();
+  }
+});
+
 test('isDatabaseUnavailable: connection, shutdown, timeout and busy errors are unavailable', () => {
   const econnrefused = () =>
     Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
@@ -464,6 +560,12 @@ test('isDatabaseUnavailable: connection, shutdown, timeout and busy errors are u
     ['AggregateError of ECONNREFUSED', new AggregateError([econnrefused(), econnrefused()], '')],
     ['Connection terminated unexpectedly', new Error('Connection terminated unexpectedly')],
     ['SQLITE_BUSY', new SQLite.SqliteError('database is locked', 'SQLITE_BUSY')],
+    ['SQLITE_FULL', new SQLite.SqliteError('database or disk is full', 'SQLITE_FULL')],
+    [
+      '55000 not accepting connections (FATAL)',
+      pgError('55000', 'database "x" is not currently accepting connections'),
+    ],
+    ['3D000 database does not exist', pgError('3D000', 'database "x" does not exist')],
   ];
   for (const [name, error] of cases) assert.equal(isDatabaseUnavailable(error), true, name);
 });
