@@ -19,7 +19,22 @@ type Slot = { input: string } | { value: unknown };
 interface Plan {
   compiled: CompiledQuery;
   slots: Slot[];
+  /** SQLite's group-commit driver, where the statement may run at once (see `runsNow`). */
+  now: ImmediateRunner | undefined;
 }
+
+/**
+ * A store whose statements can run synchronously, skipping Kysely's executor (its connection hand-off costs
+ * more than a hot statement itself): SQLite, where the one connection is either free or held by the very
+ * transaction `db` is. Returns undefined when the statement must take the usual path (the connection is held by
+ * someone else's transaction, so it waits its turn there).
+ */
+export interface ImmediateRunner {
+  runNow<R>(inTransaction: boolean, query: CompiledQuery): QueryResult<R> | undefined;
+}
+
+/** Adapters of stores that run statements at once carry their runner here. */
+export const IMMEDIATE = Symbol('immediate runner');
 
 /**
  * `build(db, p)` must pass each input on as a value (`.where('id', '=', p.id)`, `.values({ id: p.id })`), never
@@ -47,16 +62,17 @@ export function prepared<P extends Record<string, unknown>, O>(
             ? { input: value.slice(PLACEHOLDER.length) }
             : { value },
       );
-      plan = { compiled, slots };
+      plan = { compiled, slots, now: (adapter as { [IMMEDIATE]?: ImmediateRunner })[IMMEDIATE] };
       plans.set(adapter, plan);
     }
     return plan;
   }
 
   return async (db, values) => {
-    const { compiled, slots } = planFor(db);
+    const { compiled, slots, now } = planFor(db);
     const parameters = slots.map((slot) => ('input' in slot ? values[slot.input] : slot.value));
-    return db.executeQuery<O>({ ...compiled, parameters } as CompiledQuery<O>);
+    const query = { ...compiled, parameters } as CompiledQuery<O>;
+    return now?.runNow<O>(db.isTransaction, query) ?? db.executeQuery<O>(query);
   };
 }
 

@@ -100,6 +100,16 @@ export class GroupCommitSqliteDriver implements Driver {
     if (failure) throw failure;
   }
 
+  /**
+   * Runs a statement at once where that is the same as waiting for the connection: inside the transaction that
+   * holds it (`inTransaction`: a transaction's statements run only while it holds the one connection), or when
+   * nobody holds it. Otherwise undefined: the caller queues for the connection as usual.
+   */
+  runNow<R>(inTransaction: boolean, query: CompiledQuery): QueryResult<R> | undefined {
+    if (!inTransaction && this.#held) return undefined;
+    return this.run<R>(this.#database, query);
+  }
+
   run<R>(database: SQLite.Database, query: CompiledQuery): QueryResult<R> {
     const statement = database.prepare(query.sql);
     const parameters = query.parameters as unknown[];

@@ -8,6 +8,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import { migrateToLatest } from './migrate.js';
+import { IMMEDIATE, type ImmediateRunner } from './prepared.js';
 import { openSqliteReader } from './read-worker.js';
 import { GroupCommitSqliteDriver } from './sqlite-group-commit.js';
 import { cacheSqliteStatements } from './statement-cache.js';
@@ -19,6 +20,14 @@ import type { Database } from './tables.js';
  * find nothing pending.
  */
 class MigrationLockingSqliteAdapter extends SqliteAdapter {
+  /** Compiled-once statements run at once through the driver (store/prepared.ts). */
+  readonly [IMMEDIATE]: ImmediateRunner;
+
+  constructor(runner: ImmediateRunner) {
+    super();
+    this[IMMEDIATE] = runner;
+  }
+
   override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
     await sql`begin immediate`.execute(db);
   }
@@ -35,7 +44,7 @@ class GroupCommitSqliteDialect extends SqliteDialect {
     return this.driver;
   }
   override createAdapter(): SqliteAdapter {
-    return new MigrationLockingSqliteAdapter();
+    return new MigrationLockingSqliteAdapter(this.driver);
   }
 }
 
