@@ -76,6 +76,38 @@ describe('queries compiled once', () => {
     );
   });
 
+  test('run at once or queued, a statement never lands in another request’s transaction', async () => {
+    // On SQLite a compiled-once statement runs at once when the connection is free; while another request's
+    // transaction holds it across an await, the statement must wait its turn, not run inside that transaction
+    // (it would be rolled back with it). On PostgreSQL each has its own connection anyway.
+    const { db } = handle.store;
+    const insert = preparedInsert('request_counters');
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const failing = db.transaction().execute(async (tx) => {
+      await insert(tx, { workspace_id: 'ws_rolled_back', window_start: 1, count: 1 });
+      await held;
+      throw new Error('this request fails');
+    });
+    // Issued while the transaction above holds the connection.
+    const outside = insert(db, { workspace_id: 'ws_kept', window_start: 1, count: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await assert.rejects(failing, /this request fails/);
+    await outside;
+    const rows = await db
+      .selectFrom('request_counters')
+      .select('workspace_id')
+      .where('workspace_id', 'in', ['ws_rolled_back', 'ws_kept'])
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.workspace_id),
+      ['ws_kept'],
+    );
+  });
+
   test('an input written into the SQL text instead of a parameter is refused when the plan is made', async () => {
     const bad = prepared((d, p: { name: string }) =>
       d.selectFrom('request_counters').select(sql.lit(p.name).as('x')),
