@@ -86,12 +86,18 @@ describe('queries compiled once', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let started: () => void = () => {};
+    const inside = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const failing = db.transaction().execute(async (tx) => {
       await insert(tx, { workspace_id: 'ws_rolled_back', window_start: 1, count: 1 });
+      started();
       await held;
       throw new Error('this request fails');
     });
-    // Issued while the transaction above holds the connection.
+    await inside;
+    // Issued while the transaction above holds the connection, in the middle of it.
     const outside = insert(db, { workspace_id: 'ws_kept', window_start: 1, count: 1 });
     await new Promise((resolve) => setTimeout(resolve, 20));
     release();
