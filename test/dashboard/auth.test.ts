@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { MAX_FAILURES_PER_EMAIL, SIGNIN_WINDOW_MS } from '../../src/accounts/service.js';
+import { MAX_FAILURES_PER_EMAIL, SIGNIN_WINDOW_MS } from '../../src/accounts/signin-limit.js';
 import { createTestApp, seedWorkspace, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { dashboardClient, PASSWORD, signedIn } from '../helpers/dashboard.js';
@@ -166,6 +166,22 @@ describe('dashboard: sign-in and sign-out', () => {
     const later = await signIn({ email: target, password: PASSWORD });
     assert.equal(later.res.statusCode, 302, later.res.body);
     assert.ok(later.browser.cookies.get('pv_session'));
+  });
+
+  test('a right password gives back the attempt it took: sign-ins never spend the limit, failures stay counted', async () => {
+    const target = 'often@example.com';
+    await t.services.accounts.createAccount({ email: target, password: PASSWORD, workspaceIds: [wsId] });
+    clock.set(Date.parse('2026-11-22T10:00:00.000Z'));
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL + 2; i++) {
+      assert.equal((await signIn({ email: target, password: PASSWORD })).res.statusCode, 302, `sign-in ${i}`);
+    }
+    // A success between failures does not wipe them out: the fifth failure still spends the window.
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i++) {
+      assert.equal((await signIn({ email: target, password: `wrong ${i}` })).res.statusCode, 401);
+    }
+    assert.equal((await signIn({ email: target, password: PASSWORD })).res.statusCode, 302);
+    assert.equal((await signIn({ email: target, password: 'wrong again' })).res.statusCode, 401);
+    assert.equal((await signIn({ email: target, password: PASSWORD })).res.statusCode, 429);
   });
 
   test('sign-out ends the session: the old cookie no longer opens the dashboard', async () => {
