@@ -60,6 +60,26 @@ describe('dashboard: first-run set-up', () => {
     assert.equal(await count(t, 'workspaces'), 0);
   });
 
+  test('set-up refuses an e-mail past 254 characters, or with control or format characters (400, nothing created)', async () => {
+    for (const [email, reason] of [
+      [`${'a'.repeat(243)}@example.com`, /email: must be at most 254 characters/],
+      [`${'a'.repeat(15_000)}@example.com`, /email: must be at most 254 characters/],
+      ['owner\u0000@example.com', /email: must be an e-mail address/],
+      ['ow\u200bner@example.com', /email: must be an e-mail address/],
+      ['owner@exa\u202emple.com', /email: must be an e-mail address/],
+    ] as const) {
+      const res = await dashboardClient(t.app).post(
+        '/dashboard/setup',
+        { ...SETUP, email },
+        { from: '/dashboard/setup' },
+      );
+      assert.equal(res.statusCode, 400, JSON.stringify(email.slice(0, 40)));
+      assert.match(alertOf(res) ?? '', reason);
+    }
+    assert.equal(await count(t, 'users'), 0);
+    assert.equal(await count(t, 'workspaces'), 0);
+  });
+
   test('set-up creates the account and its workspace and signs in', async () => {
     const browser = dashboardClient(t.app);
     const res = await browser.post('/dashboard/setup', SETUP, { from: '/dashboard/setup' });
@@ -133,6 +153,28 @@ describe('dashboard: sign-in and sign-out', () => {
     // And the e-mail typed is kept in the form, escaped, but the password is not.
     assert.match(unknown.res.body, /value="nobody@example\.com"/);
     assert.equal(unknown.res.body.includes(PASSWORD), false);
+  });
+
+  test('sign-in refuses an e-mail past 254 characters, or with control or format characters, with 400 before counting or storing anything', async () => {
+    const rows = async () => (await t.store.db.selectFrom('signin_throttle').select('key').execute()).length;
+    const before = await rows();
+    for (const bad of [
+      `${'a'.repeat(243)}@example.com`,
+      `${'a'.repeat(15_000)}@example.com`,
+      'ops\u0000@example.com',
+      'ops@example.com\u0000',
+      'o\u200dps@example.com',
+      'ops@exam\u202eple.com',
+    ]) {
+      const { res, browser } = await signIn({ email: bad, password: PASSWORD });
+      assert.equal(res.statusCode, 400, JSON.stringify(bad.slice(0, 40)));
+      assert.match(alertOf(res) ?? '', /^email: must be /);
+      assert.equal(browser.cookies.get('pv_session'), undefined);
+    }
+    assert.equal(await rows(), before, 'no sign-in count was written');
+    // Exactly 254 characters is an address like any other: judged (and unknown here).
+    const longest = await signIn({ email: `${'a'.repeat(242)}@example.com`, password: PASSWORD });
+    assert.equal(longest.res.statusCode, 401);
   });
 
   test('the right password signs in (e-mail case and spaces do not matter)', async () => {
