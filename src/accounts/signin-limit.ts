@@ -1,11 +1,17 @@
 // The sign-in limit: at most 5 failed sign-ins per e-mail and 30 per client address are judged in a fixed
 // 15-minute window, across every process sharing the database.
 //
-// An attempt takes one unit of both budgets *before* its password is compared, in one transaction of two
-// conditional upserts (a budget at its limit is left untouched and refuses), so concurrent attempts can never
-// be judged past the limit. A wrong password keeps its units: they are the window's failures. A right one gives
-// them back, so successful sign-ins never spend a budget (an office behind one address, a person with several
-// browsers), yet cannot wipe out the failures of others either: only the attempt itself is refunded.
+// An attempt takes one unit of each budget *before* its password is compared. Taking a unit is one atomic
+// statement (an upsert whose increment is conditional: a budget at its limit is left untouched and refuses), so
+// concurrent attempts can never be judged past a limit. The e-mail's unit is taken first; an attempt that then
+// finds its address spent gives the e-mail's unit back at once, so a refused attempt spends nothing. Until then
+// that unit may refuse another attempt for the same e-mail: the limit errs on the side of refusing, never of
+// judging more. (One transaction over both would hold the first row's lock across round trips until its
+// commit, and a burst on PostgreSQL would queue behind it for whole pool timeouts.)
+//
+// A wrong password keeps its units: they are the window's failures. A right one gives them back, so successful
+// sign-ins never spend a budget (an office behind one address, a person with several browsers), yet cannot wipe
+// out the failures of others either: only the attempt itself is refunded.
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/database.js';
@@ -29,26 +35,18 @@ export function createSigninLimit(deps: { db: Db; clock: Clock }) {
     async take(email: string, address: string): Promise<SigninAttempt> {
       const now = clock.now();
       const windowStart = now - (now % SIGNIN_WINDOW_MS);
-      const budgets: [string, number][] = [
-        [`email:${email}`, MAX_FAILURES_PER_EMAIL],
-        [`address:${address}`, MAX_FAILURES_PER_ADDRESS],
-      ];
-      // Both units or neither: a refusal by the second budget rolls the first back, so a refused attempt
-      // spends nothing. Every attempt takes them in the same order (e-mail, then address): no deadlock.
-      await db.transaction().execute(async (tx) => {
-        for (const [key, limit] of budgets) {
-          if (!(await repo.takeSigninUnit(tx, key, windowStart, limit))) {
-            throw new AppError(
-              'rate_limited',
-              'Too many failed sign-ins. Wait a few minutes and try again.',
-              {
-                retry_after: Math.ceil((windowStart + SIGNIN_WINDOW_MS - now) / 1000),
-              },
-            );
-          }
-        }
-      });
-      return { keys: budgets.map(([key]) => key), windowStart };
+      const keys = [`email:${email}`, `address:${address}`];
+      const refused = () =>
+        new AppError('rate_limited', 'Too many failed sign-ins. Wait a few minutes and try again.', {
+          retry_after: Math.ceil((windowStart + SIGNIN_WINDOW_MS - now) / 1000),
+        });
+      const [emailKey = '', addressKey = ''] = keys;
+      if (!(await repo.takeSigninUnit(db, emailKey, windowStart, MAX_FAILURES_PER_EMAIL))) throw refused();
+      if (!(await repo.takeSigninUnit(db, addressKey, windowStart, MAX_FAILURES_PER_ADDRESS))) {
+        await repo.giveBackSigninUnits(db, [emailKey], windowStart);
+        throw refused();
+      }
+      return { keys, windowStart };
     },
 
     /** A right password: the attempt's units go back (its window's, even if a new window began meanwhile). */
