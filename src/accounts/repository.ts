@@ -26,6 +26,16 @@ export async function insertUser(db: Db, row: UserRow): Promise<void> {
   await db.insertInto('users').values(row).execute();
 }
 
+/** Replaces the hash only if it is still `from`: a change made meanwhile is never overwritten. */
+export async function replacePasswordHash(db: Db, userId: string, from: string, to: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: to })
+    .where('id', '=', userId)
+    .where('password_hash', '=', from)
+    .execute();
+}
+
 export async function addMembership(db: Db, userId: string, workspaceId: string, now: number): Promise<void> {
   await db
     .insertInto('memberships')

@@ -7,7 +7,14 @@ import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import type { WorkspaceService } from '../workspaces/service.js';
-import { DECOY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.js';
+import {
+  decoyHash,
+  hashPassword,
+  needsRehash,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  verifyPassword,
+} from './password.js';
 import * as repo from './repository.js';
 import { createSigninLimit } from './signin-limit.js';
 
@@ -144,10 +151,15 @@ export function createAccountService(deps: { db: Db; clock: Clock; workspaces: W
       const email = normaliseEmail(input.email);
       const attempt = await signinLimit.take(email, input.address);
       const user = await repo.findUserByEmail(db, email);
-      const ok = await verifyPassword(input.password, user?.password_hash ?? (await DECOY_HASH));
+      const ok = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
       if (!user || !ok)
         throw new AppError('invalid_credentials', 'The e-mail address or the password is wrong.');
       await signinLimit.giveBack(attempt);
+      // The one moment the password is known: a hash made with older parameters is replaced by today's.
+      if (needsRehash(user.password_hash)) {
+        const rehashed = await hashPassword(input.password);
+        await repo.replacePasswordHash(db, user.id, user.password_hash, rehashed);
+      }
       const first = (await repo.listUserWorkspaces(db, user.id))[0];
       return { token: await startSession(user.id, first?.id ?? null) };
     },
