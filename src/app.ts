@@ -1,11 +1,11 @@
 // buildApp: the HTTP application over the services, without listening, so tests inject requests.
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { dashboard } from './dashboard/plugin.js';
 import { webhookRoutes } from './delivery/status-webhooks.js';
 import { AppError } from './errors.js';
+import { apiDocs } from './http/api-docs.js';
 import { healthRoutes } from './http/health.js';
 import { registerProblemHandling } from './http/problem.js';
 import { OneLineRequestLog } from './http/request-log.js';
@@ -105,7 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       security: [{ bearer: [] }, { apiKeyHeader: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  await app.register(apiDocs, { publicUrl: services.publicUrl });
 
   await app.register(
     async (v1) => {

@@ -1,7 +1,8 @@
 // Background work of a serving process: every interval it persists expiry, applies the development provider's
 // due failure reports, deletes the delivery jobs of codes nobody wants any more and lets go of what carriers
-// hold (sessions) for accounts removed through another process; about once an hour it prunes old data (retention). Every step is
-// idempotent and claims its rows, so several processes may sweep the same database.
+// hold (sessions) for accounts removed through another process; about once an hour it prunes old data
+// (retention), expired dashboard sessions and ended sign-in windows. Every step is idempotent and claims its
+// rows, so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services.js';
 
@@ -10,7 +11,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 /** What the sweeper works with: services, never the store. */
 export type SweeperServices = Pick<
   Services,
-  'verifications' | 'devProvider' | 'dispatcher' | 'carrierRuntime' | 'carriers' | 'retention'
+  'verifications' | 'devProvider' | 'dispatcher' | 'carrierRuntime' | 'carriers' | 'retention' | 'accounts'
 >;
 
 export function startSweeper(
@@ -36,7 +37,9 @@ export function startSweeper(
       }
       if (Date.now() >= nextPrune) {
         nextPrune = Date.now() + PRUNE_EVERY_MS;
-        log.info({ pruned: await services.retention.prune() }, 'retention');
+        const pruned = await services.retention.prune();
+        // Expired dashboard sessions and ended sign-in windows: nothing reads them again.
+        log.info({ pruned: { ...pruned, ...(await services.accounts.pruneExpired()) } }, 'retention');
       }
     } catch (err) {
       log.warn({ err }, 'sweep failed; will retry');

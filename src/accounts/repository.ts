@@ -26,6 +26,16 @@ export async function insertUser(db: Db, row: UserRow): Promise<void> {
   await db.insertInto('users').values(row).execute();
 }
 
+/** Replaces the hash only if it is still `from`: a change made meanwhile is never overwritten. */
+export async function replacePasswordHash(db: Db, userId: string, from: string, to: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: to })
+    .where('id', '=', userId)
+    .where('password_hash', '=', from)
+    .execute();
+}
+
 export async function addMembership(db: Db, userId: string, workspaceId: string, now: number): Promise<void> {
   await db
     .insertInto('memberships')
@@ -66,25 +76,49 @@ export async function updateSession(
   await db.updateTable('sessions').set(changes).where('token_hash', '=', tokenHash).execute();
 }
 
-/** Counts one failure for `key` in its window and returns the window's total, atomically. */
-export async function countFailure(db: Db, key: string, windowStart: number): Promise<number> {
+/**
+ * Takes one unit of `key`'s sign-in budget in the window, unless `limit` units are taken already; true when
+ * taken. One statement (an upsert whose update is conditional): concurrent takers never pass the limit.
+ */
+export async function takeSigninUnit(
+  db: Db,
+  key: string,
+  windowStart: number,
+  limit: number,
+): Promise<boolean> {
   const row = await db
     .insertInto('signin_throttle')
     .values({ key, window_start: windowStart, count: 1 })
     .onConflict((oc) =>
-      oc.columns(['key', 'window_start']).doUpdateSet({ count: sql<number>`signin_throttle.count + 1` }),
+      oc
+        .columns(['key', 'window_start'])
+        .doUpdateSet({ count: sql<number>`signin_throttle.count + 1` })
+        .where('signin_throttle.count', '<', limit),
     )
     .returning('count')
-    .executeTakeFirstOrThrow();
-  return row.count;
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
-export async function failuresIn(db: Db, key: string, windowStart: number): Promise<number> {
-  const row = await db
-    .selectFrom('signin_throttle')
-    .select('count')
-    .where('key', '=', key)
+export async function giveBackSigninUnits(db: Db, keys: string[], windowStart: number): Promise<void> {
+  await db
+    .updateTable('signin_throttle')
+    .set({ count: sql<number>`count - 1` })
+    .where('key', 'in', keys)
     .where('window_start', '=', windowStart)
+    .where('count', '>', 0)
+    .execute();
+}
+
+export async function deleteSigninWindowsBefore(db: Db, windowStart: number): Promise<number> {
+  const result = await db
+    .deleteFrom('signin_throttle')
+    .where('window_start', '<', windowStart)
     .executeTakeFirst();
-  return row?.count ?? 0;
+  return Number(result.numDeletedRows);
+}
+
+export async function deleteSessionsExpiredBy(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -7,14 +7,22 @@ import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import type { WorkspaceService } from '../workspaces/service.js';
-import { DECOY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.js';
+import {
+  decoyHash,
+  hashPassword,
+  needsRehash,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  verifyPassword,
+} from './password.js';
 import * as repo from './repository.js';
+import { createSigninLimit } from './signin-limit.js';
 
 export const SESSION_TTL_MS = 7 * 86_400_000;
-export const SIGNIN_WINDOW_MS = 15 * 60_000;
-export const MAX_FAILURES_PER_EMAIL = 5;
-export const MAX_FAILURES_PER_ADDRESS = 30;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** RFC 5321's limit on a path: a longer e-mail cannot be delivered, and is refused before it is stored or counted. */
+export const EMAIL_MAX = 254;
+// No spaces, control or format characters (NUL cannot even be stored in PostgreSQL text).
+const EMAIL = /^[^\s@\p{C}]+@[^\s@\p{C}]+\.[^\s@\p{C}]+$/u;
 
 export interface AccountView {
   id: string;
@@ -35,7 +43,8 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
 
 function normaliseEmail(email: string): string {
   const e = email.trim().toLowerCase();
-  if (e.length > 254 || !EMAIL.test(e)) throw invalidField('email', 'must be an e-mail address');
+  if (e.length > EMAIL_MAX) throw invalidField('email', `must be at most ${EMAIL_MAX} characters`);
+  if (!EMAIL.test(e)) throw invalidField('email', 'must be an e-mail address');
   return e;
 }
 
@@ -48,6 +57,7 @@ function checkPassword(password: string): void {
 
 export function createAccountService(deps: { db: Db; clock: Clock; workspaces: WorkspaceService }) {
   const { db, clock, workspaces } = deps;
+  const signinLimit = createSigninLimit({ db, clock });
 
   async function present(user: repo.UserRow): Promise<AccountView> {
     return {
@@ -135,32 +145,31 @@ export function createAccountService(deps: { db: Db; clock: Clock; workspaces: W
 
     /**
      * Signs in, or refuses with one message for an unknown e-mail and a wrong password (same work either way).
-     * Failures are counted per e-mail and per client address; past the limit, sign-in is refused for the window.
+     * The attempt is counted against the sign-in limit before the password is looked at (signin-limit.ts).
      */
     async signIn(input: { email: string; password: string; address: string }): Promise<{ token: string }> {
-      const email = input.email.trim().toLowerCase();
-      const now = clock.now();
-      const windowStart = now - (now % SIGNIN_WINDOW_MS);
-      const retryAfter = Math.ceil((windowStart + SIGNIN_WINDOW_MS - now) / 1000);
-      const keys = [`email:${email}`, `address:${input.address}`] as const;
-      const throttled = () =>
-        new AppError('rate_limited', 'Too many failed sign-ins. Wait a few minutes and try again.', {
-          retry_after: retryAfter,
-        });
-      if (
-        (await repo.failuresIn(db, keys[0], windowStart)) >= MAX_FAILURES_PER_EMAIL ||
-        (await repo.failuresIn(db, keys[1], windowStart)) >= MAX_FAILURES_PER_ADDRESS
-      ) {
-        throw throttled();
-      }
+      const email = normaliseEmail(input.email);
+      const attempt = await signinLimit.take(email, input.address);
       const user = await repo.findUserByEmail(db, email);
-      const ok = await verifyPassword(input.password, user?.password_hash ?? (await DECOY_HASH));
-      if (!user || !ok) {
-        for (const key of keys) await repo.countFailure(db, key, windowStart);
+      const ok = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
+      if (!user || !ok)
         throw new AppError('invalid_credentials', 'The e-mail address or the password is wrong.');
+      await signinLimit.giveBack(attempt);
+      // The one moment the password is known: a hash made with older parameters is replaced by today's.
+      if (needsRehash(user.password_hash)) {
+        const rehashed = await hashPassword(input.password);
+        await repo.replacePasswordHash(db, user.id, user.password_hash, rehashed);
       }
       const first = (await repo.listUserWorkspaces(db, user.id))[0];
       return { token: await startSession(user.id, first?.id ?? null) };
+    },
+
+    /** Deletes expired sessions and the sign-in counts of ended windows (the sweeper's retention step). */
+    async pruneExpired(): Promise<{ sessions: number; signinWindows: number }> {
+      return {
+        sessions: await repo.deleteSessionsExpiredBy(db, clock.now()),
+        signinWindows: await signinLimit.pruneEnded(),
+      };
     },
 
     async resolveSession(token: string | undefined): Promise<SessionContext | undefined> {

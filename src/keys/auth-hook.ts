@@ -16,7 +16,31 @@ declare module 'fastify' {
   }
 }
 
+const isKeyHeader = (name: string) =>
+  // A length test first: most headers are neither, and this runs on every request (no string made for them).
+  (name.length === 13 || name.length === 9) &&
+  (name.toLowerCase() === 'authorization' || name.toLowerCase() === 'x-api-key');
+
+/**
+ * How many key headers the request carries. Read from the raw header list: Node keeps only the first of two
+ * `Authorization` headers and joins two `X-API-Key` headers with a comma, so the parsed headers cannot tell.
+ */
+function keyHeaderCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (isKeyHeader(raw[i] ?? '')) count++;
+  return count;
+}
+
 function presentedKey(request: FastifyRequest): string {
+  // RFC 6750 §2: a client must not send the token more than once in a request. Picking one of two (even two
+  // equal ones) would let a proxy and this service disagree on who is calling.
+  if (keyHeaderCount(request) > 1) {
+    throw new AppError(
+      'invalid_request',
+      'Send the API key once: in `Authorization: Bearer <key>` or in `X-API-Key: <key>`, not both, and not twice.',
+    );
+  }
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const match = /^Bearer +(\S+) *$/i.exec(authorization);
@@ -25,9 +49,8 @@ function presentedKey(request: FastifyRequest): string {
     }
     return match[1];
   }
-  const header = request.headers['x-api-key'];
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) {
+  const value = request.headers['x-api-key'];
+  if (typeof value !== 'string') {
     throw new AppError(
       'missing_api_key',
       'Send the API key as `Authorization: Bearer <key>` or `X-API-Key: <key>`.',

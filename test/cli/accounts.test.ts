@@ -96,6 +96,16 @@ describe('CLI: account commands', () => {
       runCli(['account', 'create', '--email', 'not-an-address', '--password', PASSWORD, '--json'], env),
       /e-mail/,
     );
+    // Bounded input: an e-mail past 254 characters is refused naming the option, and nothing is stored.
+    const long = `${'a'.repeat(243)}@example.com`;
+    assertCleanFailure(
+      runCli(['account', 'create', '--email', long, '--password', PASSWORD, '--json'], env),
+      /^error: --email: must be at most 254 characters\n$/,
+    );
+    assertCleanFailure(
+      runCli(['account', 'add', '--email', long, '--workspace', wsId, '--json'], env),
+      /^error: --email: must be at most 254 characters\n$/,
+    );
     assertCleanFailure(
       runCli(
         ['account', 'create', '--email', 'ops@example.com', '--password-stdin', '--json'],

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { MAX_FAILURES_PER_EMAIL, SIGNIN_WINDOW_MS } from '../../src/accounts/service.js';
+import { MAX_FAILURES_PER_EMAIL, SIGNIN_WINDOW_MS } from '../../src/accounts/signin-limit.js';
 import { createTestApp, seedWorkspace, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { dashboardClient, PASSWORD, signedIn } from '../helpers/dashboard.js';
@@ -56,6 +56,26 @@ describe('dashboard: first-run set-up', () => {
     );
     assert.equal(res.statusCode, 400);
     assert.match(alertOf(res) ?? '', /at least 10 characters/);
+    assert.equal(await count(t, 'users'), 0);
+    assert.equal(await count(t, 'workspaces'), 0);
+  });
+
+  test('set-up refuses an e-mail past 254 characters, or with control or format characters (400, nothing created)', async () => {
+    for (const [email, reason] of [
+      [`${'a'.repeat(243)}@example.com`, /email: must be at most 254 characters/],
+      [`${'a'.repeat(15_000)}@example.com`, /email: must be at most 254 characters/],
+      ['owner\u0000@example.com', /email: must be an e-mail address/],
+      ['ow\u200bner@example.com', /email: must be an e-mail address/],
+      ['owner@exa\u202emple.com', /email: must be an e-mail address/],
+    ] as const) {
+      const res = await dashboardClient(t.app).post(
+        '/dashboard/setup',
+        { ...SETUP, email },
+        { from: '/dashboard/setup' },
+      );
+      assert.equal(res.statusCode, 400, JSON.stringify(email.slice(0, 40)));
+      assert.match(alertOf(res) ?? '', reason);
+    }
     assert.equal(await count(t, 'users'), 0);
     assert.equal(await count(t, 'workspaces'), 0);
   });
@@ -135,6 +155,28 @@ describe('dashboard: sign-in and sign-out', () => {
     assert.equal(unknown.res.body.includes(PASSWORD), false);
   });
 
+  test('sign-in refuses an e-mail past 254 characters, or with control or format characters, with 400 before counting or storing anything', async () => {
+    const rows = async () => (await t.store.db.selectFrom('signin_throttle').select('key').execute()).length;
+    const before = await rows();
+    for (const bad of [
+      `${'a'.repeat(243)}@example.com`,
+      `${'a'.repeat(15_000)}@example.com`,
+      'ops\u0000@example.com',
+      'ops@example.com\u0000',
+      'o\u200dps@example.com',
+      'ops@exam\u202eple.com',
+    ]) {
+      const { res, browser } = await signIn({ email: bad, password: PASSWORD });
+      assert.equal(res.statusCode, 400, JSON.stringify(bad.slice(0, 40)));
+      assert.match(alertOf(res) ?? '', /^email: must be /);
+      assert.equal(browser.cookies.get('pv_session'), undefined);
+    }
+    assert.equal(await rows(), before, 'no sign-in count was written');
+    // Exactly 254 characters is an address like any other: judged (and unknown here).
+    const longest = await signIn({ email: `${'a'.repeat(242)}@example.com`, password: PASSWORD });
+    assert.equal(longest.res.statusCode, 401);
+  });
+
   test('the right password signs in (e-mail case and spaces do not matter)', async () => {
     const { res, browser } = await signIn({ email: '  OPS@example.com ', password: PASSWORD });
     assert.equal(res.statusCode, 302, res.body);
@@ -166,6 +208,22 @@ describe('dashboard: sign-in and sign-out', () => {
     const later = await signIn({ email: target, password: PASSWORD });
     assert.equal(later.res.statusCode, 302, later.res.body);
     assert.ok(later.browser.cookies.get('pv_session'));
+  });
+
+  test('a right password gives back the attempt it took: sign-ins never spend the limit, failures stay counted', async () => {
+    const target = 'often@example.com';
+    await t.services.accounts.createAccount({ email: target, password: PASSWORD, workspaceIds: [wsId] });
+    clock.set(Date.parse('2026-11-22T10:00:00.000Z'));
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL + 2; i++) {
+      assert.equal((await signIn({ email: target, password: PASSWORD })).res.statusCode, 302, `sign-in ${i}`);
+    }
+    // A success between failures does not wipe them out: the fifth failure still spends the window.
+    for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i++) {
+      assert.equal((await signIn({ email: target, password: `wrong ${i}` })).res.statusCode, 401);
+    }
+    assert.equal((await signIn({ email: target, password: PASSWORD })).res.statusCode, 302);
+    assert.equal((await signIn({ email: target, password: 'wrong again' })).res.statusCode, 401);
+    assert.equal((await signIn({ email: target, password: PASSWORD })).res.statusCode, 429);
   });
 
   test('sign-out ends the session: the old cookie no longer opens the dashboard', async () => {

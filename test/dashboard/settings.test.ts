@@ -108,7 +108,7 @@ describe('dashboard: workspace settings', () => {
 
     const bad = await browser.post(`${PAGE}/name`, { name: 'globex.com' });
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /name: must not contain a URL, domain or e-mail address/);
+    assert.match(bad.body, /name: must not contain a URL, domain, IP address or e-mail address/);
     assert.match(bad.body, /value="globex.com"/, 'the typed value is shown again');
     assert.equal((await settingsOf(ws.workspaceId)).name, 'Globex');
   });

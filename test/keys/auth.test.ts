@@ -3,6 +3,7 @@
 //   401 invalid_api_key: unknown, revoked or expired key: byte-identical body for all three, request_id aside
 //   403 insufficient_scope: the key lacks the scope; detail names it
 import assert from 'node:assert/strict';
+import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { generateKey, KEY_PREFIX } from '../../src/keys/key-format.js';
@@ -35,6 +36,19 @@ function assertProblem(res: LightMyRequestResponse, status: number, code: string
   assert.equal(typeof body.detail, 'string');
   assert.equal(body.request_id, res.headers['x-request-id']);
   return body;
+}
+
+/** Sends a request's head as written, byte for byte, and resolves with the whole answer. */
+function rawRequest(port: number, head: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(`${head.join('\r\n')}\r\n\r\n`));
+    let answer = '';
+    socket.on('data', (d) => {
+      answer += d;
+    });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
 }
 
 /** The body with its request_id blanked, as the raw bytes the client received. */
@@ -328,6 +342,75 @@ describe('spec 5 authentication', () => {
         key_name: 'test key',
         scopes: ['otp'],
       });
+    });
+  });
+
+  describe('RFC 6750 §2: the key is sent once; two credentials are 400 invalid_request, never a silent pick', () => {
+    const other = () => generateKey();
+    const cases: [string, () => Record<string, string | string[]>][] = [
+      [
+        'two Authorization headers, different keys',
+        () => ({ authorization: [`Bearer ${key}`, `Bearer ${other()}`] }),
+      ],
+      [
+        'two Authorization headers, the same key',
+        () => ({ authorization: [`Bearer ${key}`, `Bearer ${key}`] }),
+      ],
+      [
+        'Authorization and X-API-Key, different keys',
+        () => ({ authorization: `Bearer ${key}`, 'x-api-key': other() }),
+      ],
+      [
+        'Authorization and X-API-Key, the same key',
+        () => ({ authorization: `Bearer ${key}`, 'x-api-key': key }),
+      ],
+      [
+        'X-API-Key and Authorization, an unknown key first',
+        () => ({ 'x-api-key': other(), authorization: `Bearer ${key}` }),
+      ],
+      ['two X-API-Key headers, the same key', () => ({ 'x-api-key': [key, key] })],
+      ['two X-API-Key headers, different keys', () => ({ 'x-api-key': [other(), key] })],
+      ['Authorization and an empty X-API-Key', () => ({ authorization: `Bearer ${key}`, 'x-api-key': '' })],
+      [
+        'a malformed Authorization and a valid X-API-Key',
+        () => ({ authorization: 'Basic abc', 'x-api-key': key }),
+      ],
+    ];
+    for (const [name, headers] of cases) {
+      test(`${name}: 400 invalid_request, "send the API key once"`, async () => {
+        const body = assertProblem(await ping(headers() as Record<string, string>), 400, 'invalid_request');
+        assert.match(body.detail, /send the API key once/i);
+      });
+    }
+
+    test('on /v1/otp/send too, and nothing is sent', async () => {
+      const before = (await t.store.db.selectFrom('verifications').select('id').execute()).length;
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/otp/send',
+        headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'content-type': 'application/json' },
+        payload: JSON.stringify({ phone: '+61412346012' }),
+      });
+      assertProblem(res, 400, 'invalid_request');
+      assert.equal((await t.store.db.selectFrom('verifications').select('id').execute()).length, before);
+    });
+
+    test("over a real socket, Node's parser keeps only the first of two Authorization headers; they are still refused", async () => {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const { port } = t.app.server.address() as AddressInfo;
+        const raw = await rawRequest(port, [
+          'GET /v1/ping HTTP/1.1',
+          'Host: 127.0.0.1',
+          `Authorization: Bearer ${key}`,
+          `AUTHORIZATION: Bearer ${other()}`,
+          'Connection: close',
+        ]);
+        assert.match(raw, /^HTTP\/1\.1 400 /);
+        assert.match(raw, /"code":"invalid_request"/);
+      } finally {
+        await t.app.server.close();
+      }
     });
   });
 

@@ -1,6 +1,7 @@
 // First-run set-up, sign-in and sign-out, and the workspace switch.
 import type { FastifyInstance } from 'fastify';
 import { PASSWORD_MIN } from '../../accounts/password.js';
+import { EMAIL_MAX } from '../../accounts/service.js';
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { type FormBody, field, formError } from '../forms.js';
@@ -46,7 +47,14 @@ function SetupPage(values: { email?: string; workspace?: string }, error?: strin
           </small>
           <label>
             E-mail
-            <input type="email" name="email" autocomplete="username" required value={values.email ?? ''} />
+            <input
+              type="email"
+              name="email"
+              autocomplete="username"
+              required
+              maxlength={EMAIL_MAX}
+              value={values.email ?? ''}
+            />
           </label>
           <label>
             Password
@@ -82,7 +90,14 @@ function SignInPage(values: { email?: string; next?: string }, error?: string): 
           <input type="hidden" name="next" value={safeNext(values.next)} />
           <label>
             E-mail
-            <input type="email" name="email" autocomplete="username" required value={values.email ?? ''} />
+            <input
+              type="email"
+              name="email"
+              autocomplete="username"
+              required
+              maxlength={EMAIL_MAX}
+              value={values.email ?? ''}
+            />
           </label>
           <label>
             Password
