@@ -27,9 +27,11 @@ import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
 import { createOverview, type Overview } from './stats/overview.js';
+import { createRollups, type Rollups } from './stats/rollups.js';
 import { openStore, type Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
 import { createVerificationLog, type VerificationLog } from './verification/log.js';
+import { MAX_TTL_SECONDS } from './verification/schemas.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
 
@@ -44,6 +46,8 @@ export interface Services {
   log: VerificationLog;
   /** The overview's numbers per workspace and period. */
   overview: Overview;
+  /** The overview's hourly roll-ups, kept by the sweeper. */
+  rollups: Rollups;
   /** The development outbox: what the development provider "sent". */
   outbox: Outbox;
   /** Durable delivery: retries, fail-over and jobs left by a process that died. */
@@ -165,6 +169,8 @@ export function createServices(deps: {
     // Heavy reads: on SQLite they run on the reader thread, never holding the API's requests.
     log: createVerificationLog({ db: store.reader, clock }),
     overview: createOverview({ db: store.reader, clock }),
+    // Background work: it reads on the reader, then writes one short transaction per step.
+    rollups: createRollups({ db, reader: store.reader, clock, maxCodeLifetimeMs: MAX_TTL_SECONDS * 1000 }),
     outbox: createOutbox({ db }),
     dispatcher,
     devProvider,
