@@ -9,15 +9,16 @@ import { CHANNELS, type Channel } from '../vocabulary/channels.js';
 import { STATUSES, type Status } from '../vocabulary/statuses.js';
 import { splitNumber } from '../workspaces/phone-number.js';
 import { listNumbers } from '../workspaces/repository.js';
-import { effectiveStatus, type LogPage, onlyIn, pageOf, type Scope, searchPartial } from './log-search.js';
+import { effectiveStatus, type LogPage, onlyIn, pageOf, type Scope } from './log-page.js';
+import { type SearchLimits, searchPartial } from './log-search.js';
 import { type PhoneQuery, phoneQuery } from './phone-query.js';
 
-export { type LogPage, type LogRow, PAGE_SIZE } from './log-search.js';
+export { type LogPage, type LogRow, PAGE_SIZE } from './log-page.js';
 
 const DAY_MS = 86_400_000;
 
 export interface LogFilter {
-  /** As typed: E.164, national digits, or any part of the digits. */
+  /** As typed: a whole number (E.164 or national), or the digits it starts or ends with (phone-query.ts). */
   phone: string;
   status: Status | '';
   channel: Channel | '';
@@ -81,6 +82,7 @@ export async function listLog(
   filter: LogFilter,
   now: number,
   phone: PhoneQuery,
+  limits?: SearchLimits,
 ): Promise<LogPage> {
   const scope = scopeOf(workspaceId, filter, now);
   switch (phone.kind) {
@@ -93,7 +95,7 @@ export async function listLog(
         now,
       );
     case 'partial':
-      return searchPartial(db, scope, phone, now);
+      return searchPartial(db, scope, phone, now, limits);
   }
 }
 
@@ -118,12 +120,18 @@ export function maskPhone(e164: string): string {
  * The log as a service: one workspace's page, as of the clock's now (a pending code past its time is expired).
  * A national number typed into the search is read in the workspace's default country (its first number's).
  */
-export function createVerificationLog(deps: { db: Db; clock: Clock }) {
+export function createVerificationLog(deps: {
+  db: Db;
+  clock: Clock;
+  /** How much a partial number's search reads (log-search.ts); tests make them small. */
+  searchLimits?: SearchLimits;
+}) {
   return {
     async list(workspaceId: string, filter: LogFilter): Promise<LogPage> {
       const now = deps.clock.now();
       const defaultCountry = filter.phone ? (await listNumbers(deps.db, workspaceId))[0]?.country : undefined;
-      return listLog(deps.db, workspaceId, filter, now, phoneQuery(filter.phone, defaultCountry));
+      const phone = phoneQuery(filter.phone, defaultCountry);
+      return listLog(deps.db, workspaceId, filter, now, phone, deps.searchLimits);
     },
   };
 }
