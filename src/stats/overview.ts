@@ -68,13 +68,21 @@ function sumBy<T extends Counts, K>(rows: T[], key: (row: T) => K): Map<K, Count
 /**
  * The period's numbers: hours rolled up (rollups.ts) come from their roll-up rows, the rest (the last hour or so,
  * whose codes may still change) from the raw rows. The watermark is read first: roll-ups below it are final.
+ * `rolledBefore` reads the roll-ups below another point instead (0: the raw rows alone, as a test compares).
  */
-export async function loadOverview(db: Db, workspaceId: string, period: Period): Promise<OverviewStats> {
-  const rolledBefore = await readWatermark(db, 'verification_rollups');
+export async function loadOverview(
+  db: Db,
+  workspaceId: string,
+  period: Period,
+  rolledBefore?: number,
+): Promise<OverviewStats> {
+  const watermark = await readWatermark(db, 'verification_rollups');
+  // Never above the watermark: the roll-ups stop there.
+  const rolled = Math.min(watermark, rolledBefore ?? watermark);
   // Whole hours of the period that are rolled up, never the hour of `until` (a later row there is not counted).
-  const split = Math.max(period.since, Math.min(rolledBefore, Math.floor(period.until / HOUR_MS) * HOUR_MS));
+  const split = Math.max(period.since, Math.min(rolled, Math.floor(period.until / HOUR_MS) * HOUR_MS));
   const window = { workspaceId, since: split, until: period.until };
-  const [rolled, buckets, channels, countries, verifyTimes] = await Promise.all([
+  const [rollups, buckets, channels, countries, verifyTimes] = await Promise.all([
     split > period.since ? rolledUp(db, workspaceId, period.since, split) : [],
     q.countsByBucket(db, window, period.bucketMs),
     q.countsByChannel(db, window),
@@ -83,7 +91,7 @@ export async function loadOverview(db: Db, workspaceId: string, period: Period):
   ]);
 
   const byBucket = sumBy(
-    [...buckets, ...rolled.map((r) => ({ ...r, bucket: Math.floor(r.hour / period.bucketMs) }))],
+    [...buckets, ...rollups.map((r) => ({ ...r, bucket: Math.floor(r.hour / period.bucketMs) }))],
     (b) => b.bucket,
   );
   const timeline = bucketStarts(period).map((start) => ({
@@ -91,15 +99,15 @@ export async function loadOverview(db: Db, workspaceId: string, period: Period):
     ...(byBucket.get(start / period.bucketMs) ?? ZERO),
   }));
 
-  const byChannel = sumBy([...channels, ...rolled], (c) => c.channel);
+  const byChannel = sumBy([...channels, ...rollups], (c) => c.channel);
   // Old rows resolved from their prefix merge into the country they belong to.
   const byCountry = sumBy(
-    [...countries, ...rolled.map((r) => ({ ...r, country: r.country || null, prefix: r.prefix || null }))],
+    [...countries, ...rollups.map((r) => ({ ...r, country: r.country || null, prefix: r.prefix || null }))],
     (row) => row.country ?? countryOfPrefix(row.prefix ?? ''),
   );
   const histogram = [
     ...verifyTimes,
-    ...rolled.flatMap((r) => histogramOf(r).map(([seconds, count]) => ({ seconds, count }))),
+    ...rollups.flatMap((r) => histogramOf(r).map(([seconds, count]) => ({ seconds, count }))),
   ];
 
   const totals = [...byChannel.values()].reduce<Counts>((sum, c) => add(sum, c), ZERO);
