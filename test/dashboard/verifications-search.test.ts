@@ -89,7 +89,7 @@ describe('dashboard: the phone search box', () => {
       '(0)',
       '1e9',
       '0x1F',
-      '${phone}',
+      '$' + '{phone}',
     ];
     for (const phone of inputs) {
       const res = await search(phone);
