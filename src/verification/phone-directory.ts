@@ -19,8 +19,8 @@ import { upperBoundOf } from './phone-query.js';
  * Verifications one sweeper step indexes at most. Each new number is a write at a random place of the directory's
  * index (tens of µs on SQLite, most of it the WAL): a step stays a short transaction on the serving connection.
  */
-const ROWS_PER_STEP = 500;
-const STEPS_PER_SWEEP = 20;
+const ROWS_PER_STEP = 200;
+const STEPS_PER_SWEEP = 50;
 /** A catch-up outside a serving process (scripts, tests): larger sorted batches write far fewer pages. */
 const ROWS_PER_CATCH_UP_STEP = 20_000;
 
