@@ -5,8 +5,8 @@
 //
 //   node bench/dashboard-reads.mjs [--rows 1000000] [--stores sqlite,postgres] [--fresh] [--rounds 5]
 //
-// Where the build keeps roll-ups and a phone directory (services.rollups, services.phoneDirectory), their backlog
-// is caught up first (what the sweeper does in the background) and its time reported.
+// Where the build keeps roll-ups and a phone directory (services.rollups, services.phoneDirectory), what the
+// prefill left of their backlog (rows newer than its catch-up) is caught up first, as the sweeper would, and timed.
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
