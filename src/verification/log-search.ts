@@ -88,9 +88,10 @@ export async function searchPartial(
   const starts = phone.prefixes.map((prefix) => startsWith(workspaceId, prefix));
   const counted = await countMatches(db, workspaceId, starts, phone.suffix, cap);
   // Not counted: the rows above the directory's watermark (a value, so the planner sees how few they are).
+  // The directory may have grown since the count (a sweeper indexing): room for that, never a cut list.
   const ends = phone.suffix
     ? [
-        endsWithIndexed(workspaceId, phone.suffix, cap),
+        endsWithIndexed(workspaceId, phone.suffix, 2 * cap),
         endsWithRecent(workspaceId, phone.suffix, counted.recentFrom),
       ]
     : [];
