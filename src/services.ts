@@ -27,9 +27,12 @@ import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
 import { deriveKey, loadOrCreateSecret } from './secret.js';
 import { createOverview, type Overview } from './stats/overview.js';
+import { createRollups, type Rollups } from './stats/rollups.js';
 import { openStore, type Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
 import { createVerificationLog, type VerificationLog } from './verification/log.js';
+import { createPhoneDirectory, type PhoneDirectory } from './verification/phone-directory.js';
+import { MAX_TTL_SECONDS } from './verification/schemas.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
 
@@ -44,6 +47,10 @@ export interface Services {
   log: VerificationLog;
   /** The overview's numbers per workspace and period. */
   overview: Overview;
+  /** The overview's hourly roll-ups, kept by the sweeper. */
+  rollups: Rollups;
+  /** The log's directory of numbers by their last digits, kept by the sweeper. */
+  phoneDirectory: PhoneDirectory;
   /** The development outbox: what the development provider "sent". */
   outbox: Outbox;
   /** Durable delivery: retries, fail-over and jobs left by a process that died. */
@@ -165,6 +172,9 @@ export function createServices(deps: {
     // Heavy reads: on SQLite they run on the reader thread, never holding the API's requests.
     log: createVerificationLog({ db: store.reader, clock }),
     overview: createOverview({ db: store.reader, clock }),
+    // Background work: each reads on the reader, then writes one short transaction per step.
+    rollups: createRollups({ db, reader: store.reader, clock, maxCodeLifetimeMs: MAX_TTL_SECONDS * 1000 }),
+    phoneDirectory: createPhoneDirectory({ db, reader: store.reader, clock }),
     outbox: createOutbox({ db }),
     dispatcher,
     devProvider,

@@ -1,8 +1,9 @@
 // Background work of a serving process: every interval it persists expiry, applies the development provider's
-// due failure reports, deletes the delivery jobs of codes nobody wants any more and lets go of what carriers
-// hold (sessions) for accounts removed through another process; about once an hour it prunes old data
-// (retention), expired dashboard sessions and ended sign-in windows. Every step is idempotent and claims its
-// rows, so several processes may sweep the same database.
+// due failure reports, deletes the delivery jobs of codes nobody wants any more, lets go of what carriers
+// hold (sessions) for accounts removed through another process, and brings the dashboard's read-models up to
+// date (the overview's roll-ups, the log's phone directory); about once an hour it prunes old data (retention),
+// expired dashboard sessions and ended sign-in windows. Every step is idempotent and claims its rows (or its
+// slice of time), so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services.js';
 
@@ -11,7 +12,15 @@ const PRUNE_EVERY_MS = 3_600_000;
 /** What the sweeper works with: services, never the store. */
 export type SweeperServices = Pick<
   Services,
-  'verifications' | 'devProvider' | 'dispatcher' | 'carrierRuntime' | 'carriers' | 'retention' | 'accounts'
+  | 'verifications'
+  | 'devProvider'
+  | 'dispatcher'
+  | 'carrierRuntime'
+  | 'carriers'
+  | 'retention'
+  | 'accounts'
+  | 'rollups'
+  | 'phoneDirectory'
 >;
 
 export function startSweeper(
@@ -32,8 +41,11 @@ export function startSweeper(
       const released = await services.carrierRuntime.releaseRemoved((type) =>
         services.carriers.accountIdsOfType(type),
       );
-      if (expired + reports + dropped + released > 0) {
-        log.debug({ expired, reports, dropped, released }, 'sweep');
+      // After expiry: an hour whose codes just expired can be rolled up in the same sweep.
+      const rolledUp = await services.rollups.roll();
+      const indexed = await services.phoneDirectory.index();
+      if (expired + reports + dropped + released + rolledUp + indexed > 0) {
+        log.debug({ expired, reports, dropped, released, rolledUp, indexed }, 'sweep');
       }
       if (Date.now() >= nextPrune) {
         nextPrune = Date.now() + PRUNE_EVERY_MS;

@@ -1,10 +1,13 @@
 // The overview's numbers for one workspace and period: totals, sends over time, by channel and by country.
-// Built from the bounded aggregates in queries.ts; the gaps (hours without sends) are filled in here.
+// Built from roll-up rows for the hours rolled up and the bounded aggregates of queries.ts for the rest; the gaps
+// (hours without sends) are filled in here.
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
+import { readWatermark } from '../store/watermarks.js';
 import { countryOfPrefix } from './country.js';
-import { bucketStarts, type Period, type PeriodName, periodEndingAt } from './period.js';
+import { bucketStarts, HOUR_MS, type Period, type PeriodName, periodEndingAt } from './period.js';
 import * as q from './queries.js';
+import { histogramOf, rolledUp } from './rollup-queries.js';
 
 export type Counts = q.Counts;
 
@@ -55,42 +58,67 @@ export function medianOf(histogram: { seconds: number; count: number }[]): numbe
   return null;
 }
 
-export async function loadOverview(db: Db, workspaceId: string, period: Period): Promise<OverviewStats> {
-  const window = { workspaceId, since: period.since, until: period.until };
-  const [buckets, channels, countries, verifyTimes] = await Promise.all([
+/** The counts of one time bucket, channel or destination (rows of several sources added up). */
+function sumBy<T extends Counts, K>(rows: T[], key: (row: T) => K): Map<K, Counts> {
+  const sums = new Map<K, Counts>();
+  for (const row of rows) sums.set(key(row), add(sums.get(key(row)) ?? ZERO, row));
+  return sums;
+}
+
+/**
+ * The period's numbers: hours rolled up (rollups.ts) come from their roll-up rows, the rest (the last hour or so,
+ * whose codes may still change) from the raw rows. The watermark is read first: roll-ups below it are final.
+ * `rolledBefore` reads the roll-ups below another point instead (0: the raw rows alone, as a test compares).
+ */
+export async function loadOverview(
+  db: Db,
+  workspaceId: string,
+  period: Period,
+  rolledBefore?: number,
+): Promise<OverviewStats> {
+  const watermark = await readWatermark(db, 'verification_rollups');
+  // Never above the watermark: the roll-ups stop there.
+  const rolled = Math.min(watermark, rolledBefore ?? watermark);
+  // Whole hours of the period that are rolled up, never the hour of `until` (a later row there is not counted).
+  const split = Math.max(period.since, Math.min(rolled, Math.floor(period.until / HOUR_MS) * HOUR_MS));
+  const window = { workspaceId, since: split, until: period.until };
+  const [rollups, buckets, channels, countries, verifyTimes] = await Promise.all([
+    split > period.since ? rolledUp(db, workspaceId, period.since, split) : [],
     q.countsByBucket(db, window, period.bucketMs),
     q.countsByChannel(db, window),
     q.countsByCountry(db, window),
     q.secondsToVerify(db, window),
   ]);
 
-  const byBucket = new Map(buckets.map((b) => [b.bucket, b]));
-  const timeline = bucketStarts(period).map((start) => {
-    const found = byBucket.get(start / period.bucketMs);
-    return {
-      start,
-      ...(found ? { sends: found.sends, verified: found.verified, undelivered: found.undelivered } : ZERO),
-    };
-  });
+  const byBucket = sumBy(
+    [...buckets, ...rollups.map((r) => ({ ...r, bucket: Math.floor(r.hour / period.bucketMs) }))],
+    (b) => b.bucket,
+  );
+  const timeline = bucketStarts(period).map((start) => ({
+    start,
+    ...(byBucket.get(start / period.bucketMs) ?? ZERO),
+  }));
 
+  const byChannel = sumBy([...channels, ...rollups], (c) => c.channel);
   // Old rows resolved from their prefix merge into the country they belong to.
-  const countryTotals = new Map<string, Counts>();
-  for (const row of countries) {
-    const country = row.country ?? countryOfPrefix(row.prefix ?? '');
-    countryTotals.set(country, add(countryTotals.get(country) ?? ZERO, row));
-  }
+  const byCountry = sumBy(
+    [...countries, ...rollups.map((r) => ({ ...r, country: r.country || null, prefix: r.prefix || null }))],
+    (row) => row.country ?? countryOfPrefix(row.prefix ?? ''),
+  );
+  const histogram = [
+    ...verifyTimes,
+    ...rollups.flatMap((r) => histogramOf(r).map(([seconds, count]) => ({ seconds, count }))),
+  ];
 
-  const totals = channels.reduce<Counts>((sum, c) => add(sum, c), ZERO);
+  const totals = [...byChannel.values()].reduce<Counts>((sum, c) => add(sum, c), ZERO);
   return {
     period,
-    totals: { ...rated(totals), medianSecondsToVerify: medianOf(verifyTimes) },
+    totals: { ...rated(totals), medianSecondsToVerify: medianOf(histogram) },
     timeline,
-    channels: channels
-      .map((c) =>
-        rated({ channel: c.channel, sends: c.sends, verified: c.verified, undelivered: c.undelivered }),
-      )
+    channels: [...byChannel]
+      .map(([channel, counts]) => rated({ channel, ...counts }))
       .sort(bySendsThenName((c) => c.channel)),
-    countries: [...countryTotals]
+    countries: [...byCountry]
       .map(([country, counts]) => rated({ country, ...counts }))
       .sort(bySendsThenName((c) => c.country)),
   };

@@ -17,9 +17,16 @@ export interface Counts {
   undelivered: number;
 }
 
-const sends = sql<number>`count(*)`;
-const verified = sql<number>`sum(case when status = 'verified' then 1 else 0 end)`;
-const undelivered = sql<number>`sum(case when status = 'undelivered' then 1 else 0 end)`;
+// Shared with the roll-ups (rollup-queries.ts), so rolled-up hours count exactly as the raw rows do.
+export const sends = sql<number>`count(*)`;
+export const verified = sql<number>`sum(case when status = 'verified' then 1 else 0 end)`;
+export const undelivered = sql<number>`sum(case when status = 'undelivered' then 1 else 0 end)`;
+/** Where a row has no country (written before it was kept): the number's first characters, resolved later. */
+export const unknownCountryPrefix = sql<
+  string | null
+>`case when country is null then substr(phone, 1, 5) end`;
+/** Whole seconds from send to verification (integer division truncates alike in both stores). */
+export const verifySeconds = sql<number>`(verified_at - created_at) / 1000`;
 
 function inWindow(db: Db, window: Window) {
   return db
@@ -30,7 +37,7 @@ function inWindow(db: Db, window: Window) {
 }
 
 // PostgreSQL's count and sum are bigint; the store parses bigint to number, and Number() keeps SQLite alike.
-function toCounts(row: { sends: unknown; verified: unknown; undelivered: unknown }): Counts {
+export function toCounts(row: { sends: unknown; verified: unknown; undelivered: unknown }): Counts {
   return { sends: Number(row.sends), verified: Number(row.verified), undelivered: Number(row.undelivered) };
 }
 
@@ -66,7 +73,7 @@ export async function countsByCountry(
   db: Db,
   window: Window,
 ): Promise<(Counts & { country: string | null; prefix: string | null })[]> {
-  const prefix = sql<string | null>`case when country is null then substr(phone, 1, 5) end`;
+  const prefix = unknownCountryPrefix;
   const rows = await inWindow(db, window)
     .select([
       'country',
@@ -82,7 +89,7 @@ export async function countsByCountry(
 
 /** How long verified codes took, as a histogram in whole seconds (bounded by the longest code lifetime). */
 export async function secondsToVerify(db: Db, window: Window): Promise<{ seconds: number; count: number }[]> {
-  const seconds = sql<number>`(verified_at - created_at) / 1000`;
+  const seconds = verifySeconds;
   const isVerified: Expression<SqlBool> = sql<SqlBool>`status = 'verified' and verified_at is not null`;
   const rows = await inWindow(db, window)
     .where(isVerified)

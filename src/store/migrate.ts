@@ -5,12 +5,14 @@ import * as initial from './migrations/0001-initial.js';
 import * as accounts from './migrations/0002-accounts-and-timeline.js';
 import * as carriers from './migrations/0003-carriers.js';
 import * as deliveryJobs from './migrations/0004-delivery-jobs.js';
+import * as rollups from './migrations/0005-rollups-and-phone-directory.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-accounts-and-timeline': accounts,
   '0003-carriers': carriers,
   '0004-delivery-jobs': deliveryJobs,
+  '0005-rollups-and-phone-directory': rollups,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

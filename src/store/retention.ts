@@ -1,12 +1,15 @@
 // Retention: finished verifications (with their timelines) and outbox messages older than RETENTION_DAYS are
-// deleted, with the per-number locks and request counters that no longer matter. Batched, and on PostgreSQL
+// deleted, with the per-number locks and request counters that no longer matter, and the dashboard's read-models
+// of them (the overview's roll-ups, the phone directory's numbers) once no verification they stand for is left.
+// The cutoff is a whole hour, so an hour's verifications go together with its roll-ups. Batched, and on PostgreSQL
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
 import type { Clock } from '../clock.js';
 import type { Store } from './database.js';
 
 const BATCH = 500;
 const MAX_BATCHES = 20;
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 /** Request counters are one-minute windows; two minutes back nothing reads them. */
 const COUNTER_KEEP_MS = 120_000;
 
@@ -16,6 +19,10 @@ export interface PruneResult {
   events: number;
   phoneLocks: number;
   requestCounters: number;
+  /** Roll-up rows (stats/rollups.ts) of hours with no verification left. */
+  rollups: number;
+  /** Phone directory entries (verification/phone-directory.ts) of numbers with no verification left. */
+  numbers: number;
 }
 
 export function createRetention(deps: { store: Store; clock: Clock; retentionDays: number }) {
@@ -38,6 +45,8 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
             .select('id')
             .where('created_at', '<', cutoff)
             .where('status', '!=', 'pending')
+            // Oldest first: while retention is behind, the hours it has finished hold no row at all.
+            .orderBy('created_at')
             .limit(BATCH),
         );
         const ids = (await batch.execute()).map((r) => r.id);
@@ -73,11 +82,52 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
     return total;
   }
 
+  /**
+   * Deletes the read-models' rows that stand for verifications created before `before` only: the roll-ups of
+   * the hours before it, the directory's numbers last sent to before it.
+   */
+  async function pruneReadModels(before: number): Promise<{ rollups: number; numbers: number }> {
+    const rollups = await db
+      .deleteFrom('verification_rollups')
+      .where('hour', '<', Math.floor(before / HOUR_MS) * HOUR_MS)
+      .executeTakeFirst();
+    let numbers = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const result = await db
+        .deleteFrom('phone_directory')
+        .where((eb) =>
+          eb(
+            eb.refTuple('workspace_id', 'reversed'),
+            'in',
+            lock(
+              eb
+                .selectFrom('phone_directory')
+                .select(['workspace_id', 'reversed'])
+                .where('last_created_at', '<', before)
+                .limit(BATCH),
+            ).$asTuple('workspace_id', 'reversed'),
+          ),
+        )
+        .executeTakeFirst();
+      const n = Number(result.numDeletedRows);
+      numbers += n;
+      if (n < BATCH) break;
+    }
+    return { rollups: Number(rollups.numDeletedRows), numbers };
+  }
+
   return {
     async prune(): Promise<PruneResult> {
       const now = clock.now();
-      const cutoff = now - deps.retentionDays * DAY_MS;
+      const cutoff = Math.floor((now - deps.retentionDays * DAY_MS) / HOUR_MS) * HOUR_MS;
       const { verifications, events } = await pruneVerifications(cutoff);
+      // The oldest verification left (a pending one, or one retention has not reached yet) keeps its hour's
+      // roll-ups and its number's entry: the overview and the search still count and find it.
+      const oldest = await db
+        .selectFrom('verifications')
+        .select((eb) => eb.fn.min('created_at').as('at'))
+        .executeTakeFirst();
+      const { rollups, numbers } = await pruneReadModels(Math.min(cutoff, Number(oldest?.at ?? cutoff)));
       const outbox = await pruneOutbox(cutoff);
       // A number's lock row is touched by every send, so one older than the cutoff has no kept verification.
       const locks = await db.deleteFrom('phone_locks').where('touched_at', '<', cutoff).executeTakeFirst();
@@ -91,6 +141,8 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
         events,
         phoneLocks: Number(locks.numDeletedRows),
         requestCounters: Number(counters.numDeletedRows),
+        rollups,
+        numbers,
       };
     },
   };

@@ -180,6 +180,42 @@ export interface DeliveryJobsTable {
   created_at: number;
 }
 
+/** How far a background read-model has got: every verification created before `done_before` is in it. */
+export interface WatermarksTable {
+  /** The read-model: 'verification_rollups' or 'phone_directory'. */
+  name: string;
+  done_before: number;
+}
+
+/** The overview's counts for one workspace, UTC hour of creation, channel and destination (stats/rollups.ts). */
+export interface VerificationRollupsTable {
+  workspace_id: string;
+  /** Epoch ms of the hour's first millisecond. */
+  hour: number;
+  channel: Channel;
+  /** The destination's country; '' for rows written before it was kept (then `prefix` says where). */
+  country: Country | '';
+  /** The number's first five characters where the country is ''; '' otherwise. */
+  prefix: string;
+  sends: number;
+  verified: number;
+  undelivered: number;
+  /** How long the verified ones took: JSON [[whole seconds, count], …]. */
+  verify_seconds: string;
+}
+
+/** The numbers a workspace's verifications went to, keyed by their digits reversed (last digits: a range). */
+export interface PhoneDirectoryTable {
+  workspace_id: string;
+  /** The E.164 digits, last first ("+61412345678" -> "87654321416"). */
+  reversed: string;
+  phone: string;
+  /** Verifications to the number indexed so far: at least as many as are stored (retention deletes, never this). */
+  sends: number;
+  /** The newest verification to the number when it was last indexed (retention removes entries by it). */
+  last_created_at: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_numbers: WorkspaceNumbersTable;
@@ -195,4 +231,7 @@ export interface Database {
   verification_events: VerificationEventsTable;
   carrier_accounts: CarrierAccountsTable;
   delivery_jobs: DeliveryJobsTable;
+  watermarks: WatermarksTable;
+  verification_rollups: VerificationRollupsTable;
+  phone_directory: PhoneDirectoryTable;
 }

@@ -1,19 +1,24 @@
 // The dashboard's verifications log: a workspace's verifications newest first, filtered by phone, status,
-// channel and creation date (UTC days), in pages of PAGE_SIZE with a cursor to the older ones.
+// channel and creation date (UTC days), in pages of PAGE_SIZE with a cursor to the older ones. How a typed number
+// is matched: phone-query.ts; how it is found without reading the workspace: log-search.ts.
 
-import { type ExpressionBuilder, sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
-import type { Database } from '../store/tables.js';
 import { CHANNELS, type Channel } from '../vocabulary/channels.js';
 import { STATUSES, type Status } from '../vocabulary/statuses.js';
 import { splitNumber } from '../workspaces/phone-number.js';
+import { listNumbers } from '../workspaces/repository.js';
+import { effectiveStatus, type LogPage, onlyIn, pageOf, type Scope } from './log-page.js';
+import { type SearchLimits, searchPartial } from './log-search.js';
+import { type PhoneQuery, phoneQuery } from './phone-query.js';
 
-export const PAGE_SIZE = 50;
+export { type LogPage, type LogRow, PAGE_SIZE } from './log-page.js';
+
 const DAY_MS = 86_400_000;
 
 export interface LogFilter {
-  /** As typed: E.164, national digits, or any part of the digits. */
+  /** As typed: a whole number (E.164 or national), or the digits it starts or ends with (phone-query.ts). */
   phone: string;
   status: Status | '';
   channel: Channel | '';
@@ -22,25 +27,6 @@ export interface LogFilter {
   to: string;
   /** Where the page starts: the cursor of the last row of the newer page; '' for the newest. */
   before: string;
-}
-
-export interface LogRow {
-  id: string;
-  phone: string;
-  channel: string;
-  /** Pending rows whose time has run out show as expired, as every read of them would store them. */
-  status: string;
-  created_at: number;
-  attempts: number;
-  max_attempts: number;
-  delivery_ok: number | null;
-  error_code: string | null;
-}
-
-export interface LogPage {
-  rows: LogRow[];
-  /** The cursor of the next (older) page; null on the last. */
-  older: string | null;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -72,60 +58,45 @@ export function parseLogFilter(query: Record<string, unknown> | undefined): LogF
   };
 }
 
-/**
- * The LIKE pattern for a typed number: "+61 4…" matches from the start of the E.164 form; digits without "+"
- * match anywhere, without a national trunk prefix ("0412 345 001" finds +61412345001).
- */
-export function phonePattern(input: string): string | undefined {
-  const digits = input.replace(/\D/g, '');
-  if (digits === '') return undefined;
-  if (input.trim().startsWith('+')) return `+${digits}%`;
-  return `%${digits.replace(/^0+(?=\d)/, '')}%`;
-}
-
-function effectiveStatus(now: number) {
-  return sql<string>`CASE WHEN status = 'pending' AND expires_at <= ${now} THEN 'expired' ELSE status END`;
-}
-
-export async function listLog(db: Db, workspaceId: string, filter: LogFilter, now: number): Promise<LogPage> {
-  let query = db
-    .selectFrom('verifications')
-    .select([
-      'id',
-      'phone',
-      'channel',
-      effectiveStatus(now).as('status'),
-      'created_at',
-      'attempts',
-      'max_attempts',
-      'delivery_ok',
-      'error_code',
-    ])
-    .where('workspace_id', '=', workspaceId);
-  const pattern = phonePattern(filter.phone);
-  if (pattern) query = query.where('phone', 'like', pattern);
-  if (filter.status) query = query.where(effectiveStatus(now), '=', filter.status);
-  if (filter.channel) query = query.where('channel', '=', filter.channel);
+/** The filter's status, channel, dates and cursor as conditions (the phone is the PhoneQuery's). */
+function scopeOf(workspaceId: string, filter: LogFilter, now: number): Scope {
+  const window = [];
   const from = dayStart(filter.from);
-  if (from !== undefined) query = query.where('created_at', '>=', from);
+  if (from !== undefined) window.push(sql<SqlBool>`created_at >= ${from}`);
   const to = dayStart(filter.to);
-  if (to !== undefined) query = query.where('created_at', '<', to + DAY_MS);
+  if (to !== undefined) window.push(sql<SqlBool>`created_at < ${to + DAY_MS}`);
   const cursor = CURSOR.exec(filter.before);
   if (cursor) {
     const at = Number(cursor[1]);
-    const id = cursor[2] as string;
-    query = query.where((eb: ExpressionBuilder<Database, 'verifications'>) =>
-      eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]),
-    );
+    window.push(sql<SqlBool>`(created_at < ${at} OR (created_at = ${at} AND id < ${cursor[2]}))`);
   }
-  const rows = await query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(PAGE_SIZE + 1)
-    .execute();
-  const page = rows.slice(0, PAGE_SIZE);
-  const last = page[page.length - 1];
-  return { rows: page, older: rows.length > PAGE_SIZE && last ? `${last.created_at}~${last.id}` : null };
+  const rows = [];
+  if (filter.status) rows.push(sql<SqlBool>`${effectiveStatus(now)} = ${filter.status}`);
+  if (filter.channel) rows.push(sql<SqlBool>`channel = ${filter.channel}`);
+  return { workspaceId, window, rows };
+}
+
+export async function listLog(
+  db: Db,
+  workspaceId: string,
+  filter: LogFilter,
+  now: number,
+  phone: PhoneQuery,
+  limits?: SearchLimits,
+): Promise<LogPage> {
+  const scope = scopeOf(workspaceId, filter, now);
+  switch (phone.kind) {
+    case 'any':
+      return pageOf(db.selectFrom('verifications').where(onlyIn(scope)), now);
+    case 'whole':
+      // The (workspace_id, phone, created_at) index: this number's rows, already newest first.
+      return pageOf(
+        db.selectFrom('verifications').where(onlyIn(scope)).where('phone', '=', phone.phone),
+        now,
+      );
+    case 'partial':
+      return searchPartial(db, scope, phone, now, limits);
+  }
 }
 
 /**
@@ -145,11 +116,23 @@ export function maskPhone(e164: string): string {
   return code ? `${code} ${masked}` : masked;
 }
 
-/** The log as a service: one workspace's page, as of the clock's now (a pending code past its time is expired). */
-export function createVerificationLog(deps: { db: Db; clock: Clock }) {
+/**
+ * The log as a service: one workspace's page, as of the clock's now (a pending code past its time is expired).
+ * A national number typed into the search is read in the workspace's default country (its first number's).
+ */
+export function createVerificationLog(deps: {
+  db: Db;
+  clock: Clock;
+  /** How much a partial number's search reads (log-search.ts); tests make them small. */
+  searchLimits?: SearchLimits;
+}) {
   return {
-    list: (workspaceId: string, filter: LogFilter): Promise<LogPage> =>
-      listLog(deps.db, workspaceId, filter, deps.clock.now()),
+    async list(workspaceId: string, filter: LogFilter): Promise<LogPage> {
+      const now = deps.clock.now();
+      const defaultCountry = filter.phone ? (await listNumbers(deps.db, workspaceId))[0]?.country : undefined;
+      const phone = phoneQuery(filter.phone, defaultCountry);
+      return listLog(deps.db, workspaceId, filter, now, phone, deps.searchLimits);
+    },
   };
 }
 

@@ -38,6 +38,9 @@ export const Verification = Type.Object({
 });
 export type Verification = Static<typeof Verification>;
 
+/** The longest a code lives: the overview's roll-ups wait this long before an hour can no longer change. */
+export const MAX_TTL_SECONDS = 900;
+
 export const SendBody = Type.Object(
   {
     phone: Type.String({
@@ -49,7 +52,7 @@ export const SendBody = Type.Object(
     channel: Type.Optional(Channel),
     brand_name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
     code_length: Type.Optional(Type.Integer({ minimum: 4, maximum: 8, default: 6 })),
-    ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 900, default: 300 })),
+    ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_TTL_SECONDS, default: 300 })),
     max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 5 })),
     metadata: Type.Optional(
       Type.Object(

@@ -85,3 +85,25 @@ export function splitNumber(
 export function formatInternational(e164: string): string {
   return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
 }
+
+/** What a typed whole number may hold besides digits: "+", spaces and the usual separators (no letters). */
+const TYPED_NUMBER = /^\+?[\d\s().-]+$/;
+
+/**
+ * The E.164 form of a whole number typed into a search box (international, or national in `defaultCountry`) of a
+ * served country; undefined for anything else. Never throws: the input is whatever a user typed.
+ */
+export function wholeNumber(input: string, defaultCountry: Country | undefined): string | undefined {
+  const typed = input.trim();
+  // Letters would be read as a vanity number ("1-800-FLOWERS"); a search box means the digits it shows.
+  if (!TYPED_NUMBER.test(typed)) return undefined;
+  const international = typed.startsWith('+');
+  if (!international && !defaultCountry) return undefined;
+  const parsed = parsePhoneNumberFromString(typed, international ? undefined : defaultCountry);
+  return parsed?.isValid() && isSupported(parsed.country) ? parsed.number : undefined;
+}
+
+/** The calling codes of the served countries, without "+", each once ("61", "1", "44", "64"). */
+export function servedCallingCodes(): string[] {
+  return [...new Set(SUPPORTED_COUNTRIES.map(callingCodeOf))];
+}

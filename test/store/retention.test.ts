@@ -102,6 +102,8 @@ describe('retention', () => {
       events: 0,
       phoneLocks: 0,
       requestCounters: 0,
+      rollups: 0,
+      numbers: 0,
     });
   });
 

@@ -31,6 +31,7 @@ const Filters: FC<{ filter: LogFilter }> = ({ filter }) => (
         inputmode="tel"
         autocomplete="off"
         placeholder="+614… or 156"
+        aria-describedby="phone-hint"
         value={filter.phone}
       />
     </label>
@@ -70,6 +71,10 @@ const Filters: FC<{ filter: LogFilter }> = ({ filter }) => (
         Clear
       </a>
     </div>
+    <small id="phone-hint" class="filter-hint">
+      Phone: a whole number (+61 412 345 678, 0412 345 678), its start (+61 4…, 0412…) or its last digits
+      (678). Digits from the middle of a number are not looked for.
+    </small>
   </form>
 );
 
@@ -93,9 +98,11 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
       {page.rows.length === 0 ? (
         <article class="empty">
           <p>
-            {filtered || filter.before
-              ? 'No verifications match these filters.'
-              : 'No verifications yet. Codes sent through the API appear here.'}
+            {page.incomplete
+              ? 'None of the newest verifications looked through match these filters.'
+              : filtered || filter.before
+                ? 'No verifications match these filters.'
+                : 'No verifications yet. Codes sent through the API appear here.'}
           </p>
         </article>
       ) : (
@@ -139,6 +146,12 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
             </tbody>
           </table>
         </div>
+      )}
+      {page.incomplete && (
+        <p class="muted search-note" role="status">
+          Many verifications match this part of a number, so only the newest were looked through; older ones
+          may match too: see the older page.
+        </p>
       )}
       <nav aria-label="Pages" class="pager">
         <ul>{filter.before && <li>{<a href={logHref(filter)}>« Newest</a>}</li>}</ul>
