@@ -88,7 +88,8 @@ export async function startTwilioFake(account: {
       });
     }
 
-    const reply = byNumber.get(recorded.form.get('To') ?? '')?.shift() ?? queue.shift() ?? { kind: 'success' };
+    const reply = byNumber.get(recorded.form.get('To') ?? '')?.shift() ??
+      queue.shift() ?? { kind: 'success' };
     switch (reply.kind) {
       case 'success':
         return accept(res, match[2] ?? '', account.accountSid, recorded);
