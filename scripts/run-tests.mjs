@@ -10,6 +10,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { postgresReachable } from './postgres-reachable.mjs';
 
+// better-sqlite3 is a Node-API 10 module: under an older Node (before 22.14) the SQLite tests die of a segfault.
+if (!(Number(process.versions.napi) >= 10)) {
+  console.error(`The suite needs Node.js 22 (22.14 or later) or 24; this is Node.js ${process.version}.`);
+  console.error('Run it under Node 24 with: scripts/with-node.sh 24 npm test');
+  process.exit(1);
+}
+
 const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const RUN = `pv_test_${process.pid}_${Date.now().toString(36)}`;
 
