@@ -3,16 +3,17 @@
 // scope. Refused keys and scopes are not counted.
 //
 // On SQLite that is two statements of a few microseconds each. On PostgreSQL it is one statement (one round
-// trip), and its commit does not wait for the write-ahead log to reach the disk: every request of a workspace
-// increments the same counter row, so with a synchronous commit the row's lock would be held for a disk flush
-// per request and the whole API would run at one request per flush. The count stays exact across processes
+// trip) for all the requests that arrive together (keys/admission-batch.ts), and its commit does not wait for the
+// write-ahead log to reach the disk: every request of a workspace increments the same counter row, so with a
+// synchronous commit the row's lock would be held for a disk flush per statement. The count stays exact across processes
 // (the row lock orders the increments, and each is visible at once); what a database crash may lose is the
 // last fraction of a second of counts, which lets that many requests too many through after the crash.
-import { type QueryCreator, sql } from 'kysely';
+import type { QueryCreator } from 'kysely';
 import { countRequest } from '../limits/request-limit.js';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared } from '../store/prepared.js';
 import type { Database } from '../store/tables.js';
+import { admitInBatch } from './admission-batch.js';
 
 type WorkspaceColumn =
   | 'name'
@@ -76,52 +77,9 @@ export function keyAdmits(
   return scope === null || (JSON.parse(row.scopes) as string[]).includes(scope);
 }
 
-/** PostgreSQL: the look-up and the count in one statement, `keyAdmits` written in SQL. */
-const admitInOneStatement = prepared((db, p: AdmissionInputs) =>
-  db
-    .with('k', (qc) => keyLookup(qc, p.keyHash))
-    .with('counted', (qc) =>
-      qc
-        .insertInto('request_counters')
-        .columns(['workspace_id', 'window_start', 'count'])
-        .expression((eb) =>
-          eb
-            .selectFrom('k')
-            .select([
-              'k.workspace_id',
-              sql<number>`${p.windowStart}::bigint`.as('window_start'),
-              sql<number>`1`.as('count'),
-            ])
-            .where('k.revoked_at', 'is', null)
-            .where((w) => w.or([w('k.expires_at', 'is', null), w('k.expires_at', '>', p.now)]))
-            .where(
-              sql<boolean>`(${p.scope}::text is null or k.scopes::jsonb @> jsonb_build_array(${p.scope}::text))`,
-            ),
-        )
-        .onConflict((oc) =>
-          oc
-            .columns(['workspace_id', 'window_start'])
-            .doUpdateSet({ count: sql<number>`request_counters.count + 1` }),
-        )
-        .returning('count'),
-    )
-    .selectFrom('k')
-    .selectAll('k')
-    .select([
-      sql<number | null>`(select count from counted)`.as('request_count'),
-      // This statement's own transaction commits without waiting for the disk (see above).
-      sql<string>`set_config('synchronous_commit', 'off', true)`.as('relaxed_commit'),
-    ]),
-);
-
 /** The key of `keyHash` with its request counted when it admits one; undefined for an unknown key. */
 export async function admit(db: Db, p: AdmissionInputs): Promise<AdmissionRow | undefined> {
-  if (dialectOf(db) === 'postgres') {
-    const row = (await admitInOneStatement(db, p)).rows[0];
-    if (!row) return undefined;
-    const { relaxed_commit: _, ...admitted } = row;
-    return admitted as AdmissionRow;
-  }
+  if (dialectOf(db) === 'postgres') return admitInBatch(db, p);
   const row = (await findKey(db, { keyHash: p.keyHash })).rows[0];
   if (!row) return undefined;
   if (!keyAdmits(row, p.now, p.scope)) return { ...row, request_count: null };

@@ -6,6 +6,7 @@ import * as accounts from './migrations/0002-accounts-and-timeline.js';
 import * as carriers from './migrations/0003-carriers.js';
 import * as deliveryJobs from './migrations/0004-delivery-jobs.js';
 import * as rollups from './migrations/0005-rollups-and-phone-directory.js';
+import * as unusedEventIndex from './migrations/0006-unused-event-index.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-carriers': carriers,
   '0004-delivery-jobs': deliveryJobs,
   '0005-rollups-and-phone-directory': rollups,
+  '0006-unused-event-index': unusedEventIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,6 +1,7 @@
 // One-time codes: uniform over all `length`-digit strings (leading zeros allowed), from the CSPRNG.
 // Only a keyed hash is kept, bound to the verification's id, and compared in constant time.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { keyObject } from '../key-object.js';
 
 export function generateCode(length: number): string {
   // randomInt draws without modulo bias, so every code of the length is equally likely.
@@ -10,7 +11,7 @@ export function generateCode(length: number): string {
 }
 
 export function hashCode(key: Buffer, verificationId: string, code: string): string {
-  return createHmac('sha256', key).update(`${verificationId}:${code}`).digest('hex');
+  return createHmac('sha256', keyObject(key)).update(`${verificationId}:${code}`).digest('hex');
 }
 
 export function codeMatches(key: Buffer, verificationId: string, code: string, storedHash: string): boolean {

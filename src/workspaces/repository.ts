@@ -54,11 +54,14 @@ export type SenderRow = NumberRow & { carrier_type: string | null };
 
 /** The numbers as senders, oldest first (as listNumbers), each with its carrier's type. */
 export async function listSenders(db: Db, workspaceId: string): Promise<SenderRow[]> {
-  return (await sendersOf(db, { workspaceId })).rows;
+  return (await sendersOf(db, { workspaceId })).rows.sort(bySeq);
 }
 
-// The carrier's type as a scalar subquery rather than a join: SQLite (3.54) runs a join of two look-ups several
-// times slower than the look-ups themselves (see keys/admission.ts), and this runs on every send.
+const bySeq = (a: { seq: number }, b: { seq: number }) => Number(a.seq) - Number(b.seq);
+
+// Runs on every send, so shaped for SQLite's cost (3.54, measured inside a transaction): the carrier's type as a
+// scalar subquery (1 µs) rather than a left join (11 µs), and the order given in JavaScript, since an ORDER BY
+// that no index serves makes SQLite set up a sorter (9 µs) for a workspace's few numbers.
 const sendersOf = prepared((db, p: { workspaceId: string }) =>
   db
     .selectFrom('workspace_numbers as n')
@@ -71,8 +74,7 @@ const sendersOf = prepared((db, p: { workspaceId: string }) =>
         .$asScalar()
         .as('carrier_type'),
     )
-    .where('n.workspace_id', '=', p.workspaceId)
-    .orderBy('n.seq'),
+    .where('n.workspace_id', '=', p.workspaceId),
 );
 
 /** Oldest first: the first number gives the workspace's default country. */
