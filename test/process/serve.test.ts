@@ -107,6 +107,18 @@ describe('serve', () => {
     assert.match(serve.out.stderr, /incoming request|request completed/);
   });
 
+  test('the serving process keeps its process id and runs with the young generation capped (--max-semi-space-size=8)', async () => {
+    const { dir, env } = freshEnv();
+    dirs.push(dir);
+    const server = await startServer(env);
+    servers.push(server);
+    // What the process runs now, after it replaced itself: the same pid its parent started.
+    const cmdline = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
+    assert.ok(cmdline.includes('--max-semi-space-size=8'), `cmdline: ${cmdline.join(' ')}`);
+    assert.ok(cmdline.includes('serve'), `cmdline: ${cmdline.join(' ')}`);
+    assert.equal((await ping(server.url)).status, 401);
+  });
+
   test('serve honours PORT and HOST', {
     skip: process.platform !== 'linux' && 'needs 127.0.0.2',
   }, async () => {
