@@ -63,7 +63,7 @@ export function authenticateRequests(deps: {
   keys: KeyService;
   limiter: RequestLimiter;
 }): onRequestHookHandler {
-  return async (request) => {
+  return async (request, reply) => {
     const scope = request.routeOptions.config.scope ?? null;
     const windowStart = deps.limiter.window();
     // One read (and on PostgreSQL one statement) resolves the key and counts the request if it may go on.
@@ -75,7 +75,12 @@ export function authenticateRequests(deps: {
       );
     }
     request.principal = principal;
-    deps.limiter.judge(requestCount ?? 0, principal.requestLimitPerMinute, windowStart);
+    const limit = principal.requestLimitPerMinute;
+    // Every counted request, the refused ones too, says where the workspace stands (before any refusal below).
+    const fields = deps.limiter.fields(requestCount ?? 0, limit, windowStart);
+    reply.header('ratelimit-policy', fields.policy);
+    reply.header('ratelimit', fields.state);
+    deps.limiter.judge(requestCount ?? 0, limit, windowStart);
   };
 }
 

@@ -22,8 +22,21 @@ export const countRequest = prepared((db, p: { workspaceId: string; windowStart:
     .returning('count'),
 );
 
+/** The name the RateLimit fields give the workspace request limit. */
+const POLICY = 'workspace';
+
+export interface RateLimitFields {
+  /** RateLimit-Policy */
+  policy: string;
+  /** RateLimit */
+  state: string;
+}
+
 export function createRequestLimiter(deps: { clock: Clock }) {
   const { clock } = deps;
+  /** Whole seconds until the window of `windowStart` ends, at least 1. */
+  const secondsLeft = (windowStart: number) =>
+    Math.max(1, Math.ceil((windowStart + WINDOW_MS - clock.now()) / 1000));
 
   return {
     /** The window a request made now is counted in. */
@@ -36,8 +49,19 @@ export function createRequestLimiter(deps: { clock: Clock }) {
     judge(count: number, limitPerMinute: number, windowStart: number): void {
       if (count <= limitPerMinute) return;
       throw new AppError('rate_limited', `At most ${limitPerMinute} requests a minute per workspace.`, {
-        retry_after: Math.max(1, Math.ceil((windowStart + WINDOW_MS - clock.now()) / 1000)),
+        retry_after: secondsLeft(windowStart),
       });
+    },
+
+    /**
+     * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10): the workspace's policy (`q` requests
+     * in a window of `w` seconds) and what the counted request left of it (`r` remaining, reset in `t` seconds).
+     */
+    fields(count: number, limitPerMinute: number, windowStart: number): RateLimitFields {
+      return {
+        policy: `"${POLICY}";q=${limitPerMinute};w=${WINDOW_MS / 1000}`,
+        state: `"${POLICY}";r=${Math.max(0, limitPerMinute - count)};t=${secondsLeft(windowStart)}`,
+      };
     },
   };
 }

@@ -92,6 +92,49 @@ describe('request limit per workspace per minute', () => {
     assertRateLimited(await api.ping(), 15);
   });
 
+  test('every counted answer carries RateLimit-Policy and RateLimit (IETF draft): the quota, what is left, when it resets', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Headers' });
+    await setRequestLimit(t, ws.workspaceId, 3);
+    const api = client(t.app, ws.key);
+    clock.advance(20_000); // 40 s of the minute left
+    const phone = '+61412350004';
+    const sent = await api.send({ phone });
+    const id = String(json(sent).id);
+    const answers = [sent, await api.get(id), await api.ping(), await api.cancel(id), await api.ping()];
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      [201, 200, 200, 429, 429],
+    );
+    for (const [i, res] of answers.entries()) {
+      assert.equal(res.headers['ratelimit-policy'], '"workspace";q=3;w=60', `answer ${i + 1}`);
+      const remaining = Math.max(0, 3 - (i + 1));
+      assert.equal(res.headers.ratelimit, `"workspace";r=${remaining};t=40`, `answer ${i + 1}`);
+    }
+    // On a refusal, t repeats Retry-After.
+    assert.equal(answers[4]?.headers['retry-after'], '40');
+    // A changed limit shows in the very next answer.
+    await setRequestLimit(t, ws.workspaceId, 100);
+    const after = await api.ping();
+    assert.equal(after.headers['ratelimit-policy'], '"workspace";q=100;w=60');
+    assert.equal(after.headers.ratelimit, '"workspace";r=94;t=40');
+  });
+
+  test('answers to requests that were not counted carry no RateLimit fields (no key, an unknown or revoked key)', async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Uncounted' });
+    const revoked = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'gone' });
+    await t.services.keys.revokeKey(ws.workspaceId, revoked.id);
+    const answers = [
+      await t.app.inject({ method: 'GET', url: '/v1/ping' }),
+      await client(t.app, `pv_live_${'x'.repeat(42)}`).ping(),
+      await client(t.app, revoked.key).ping(),
+    ];
+    for (const res of answers) {
+      assert.equal(res.statusCode, 401);
+      assert.equal(res.headers.ratelimit, undefined);
+      assert.equal(res.headers['ratelimit-policy'], undefined);
+    }
+  });
+
   test('every /v1 endpoint counts toward and is refused by the limit', async () => {
     const ws = await seedWorkspace(t.services, { name: 'Mixed' });
     await setRequestLimit(t, ws.workspaceId, 3);
