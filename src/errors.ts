@@ -9,6 +9,7 @@ export const ERROR_CATALOGUE = {
   invalid_credentials: { status: 401, title: 'Invalid credentials' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   invalid_signature: { status: 403, title: 'Invalid signature' },
+  destination_blocked: { status: 403, title: 'Destination blocked' },
   not_found: { status: 404, title: 'Not found' },
   no_verification: { status: 404, title: 'No verification' },
   conflict: { status: 409, title: 'Conflict' },

@@ -10,7 +10,7 @@ import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
 import { type CarrierChannels, selectSender } from '../workspaces/channels.js';
-import { parsePhone } from '../workspaces/phone-number.js';
+import { parseDestination, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
@@ -108,7 +108,7 @@ export function createVerificationService(deps: VerificationDeps) {
       if (metadata === undefined || Buffer.byteLength(metadata) > METADATA_MAX_BYTES) {
         throw invalidField('metadata', `must be at most ${METADATA_MAX_BYTES} bytes as JSON`);
       }
-      const destination = parsePhone(
+      const destination = parseDestination(
         body.phone,
         body.country ?? numbers[0]?.country,
         allowedCountriesOf(ws.allowed_countries),

@@ -10,12 +10,25 @@ export interface ParsedPhone {
   country: Country;
 }
 
+/**
+ * Ranges that are no destination for a one-time code: the caller pays a premium or shares the cost, or the number
+ * forwards to wherever its holder says (personal numbers, pagers, UAN). They are where SMS pumping and toll fraud
+ * send codes, and no person verifying a phone of their own has one (docs/security.md).
+ */
+const REFUSED_DESTINATION_TYPES = {
+  PREMIUM_RATE: 'premium-rate',
+  SHARED_COST: 'shared-cost',
+  UAN: 'universal access (UAN)',
+  PAGER: 'pager',
+  PERSONAL_NUMBER: 'personal-number',
+} as const;
+
 function isSupported(country: string | undefined): country is Country {
   return SUPPORTED_COUNTRIES.includes(country as Country);
 }
 
 /**
- * A destination number. International form ("+…") is taken as it is and `country` is ignored; a national
+ * A number given as a string. International form ("+…") is taken as it is and `country` is ignored; a national
  * number needs `defaultCountry` (the request's `country`, else the workspace number's country).
  */
 export function parsePhone(
@@ -23,6 +36,30 @@ export function parsePhone(
   defaultCountry: Country | undefined,
   allowed: readonly Country[] = SUPPORTED_COUNTRIES,
 ): ParsedPhone {
+  const { e164, country } = parseValid(input, defaultCountry, allowed);
+  return { e164, country };
+}
+
+/** A number a code is to be sent to: as parsePhone, and never in a refused range (403 destination_blocked). */
+export function parseDestination(
+  input: string,
+  defaultCountry: Country | undefined,
+  allowed: readonly Country[] = SUPPORTED_COUNTRIES,
+): ParsedPhone {
+  const { e164, country, parsed } = parseValid(input, defaultCountry, allowed);
+  const type = parsed.getType();
+  if (type !== undefined && type in REFUSED_DESTINATION_TYPES) {
+    const kind = REFUSED_DESTINATION_TYPES[type as keyof typeof REFUSED_DESTINATION_TYPES];
+    throw new AppError(
+      'destination_blocked',
+      `${e164} is a ${kind} number: codes are not sent to ${kind} numbers, on any channel.`,
+      { reason: 'number_type' },
+    );
+  }
+  return { e164, country };
+}
+
+function parseValid(input: string, defaultCountry: Country | undefined, allowed: readonly Country[]) {
   const international = input.trim().startsWith('+');
   if (!international && !defaultCountry) {
     throw new AppError(
@@ -41,7 +78,7 @@ export function parsePhone(
       `Numbers of ${country ?? `+${parsed.countryCallingCode}`} are not supported here; allowed: ${allowed.join(', ')}.`,
     );
   }
-  return { e164: parsed.number, country };
+  return { e164: parsed.number, country, parsed };
 }
 
 /** The number's type where the metadata is certain of it; undefined where it is not (US/CA numbers). */
