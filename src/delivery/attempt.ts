@@ -11,6 +11,7 @@ import { createTimeline, type NewEvent } from '../timeline/timeline.js';
 import { type CarrierChannels, deliverySenders } from '../workspaces/channels.js';
 import { listSenders, type SenderRow } from '../workspaces/repository.js';
 import { retryDelayMs } from './backoff.js';
+import { carrierText } from './carrier-text.js';
 import * as jobs from './jobs.js';
 import {
   type DeliveryProvider,
@@ -42,6 +43,9 @@ type Attempt =
   | { kind: 'rejected'; provider: string; handOver: Extract<HandOver, { ok: false }> }
   | { kind: 'transient'; provider: string; message: string; retryAfterMs: number | undefined };
 
+/** error_message as a whole: a carrier's words (at most MAX_CARRIER_TEXT) with ours around them. */
+const MAX_ERROR_MESSAGE = 300;
+
 /** The message for a verification and its code, as the carrier receives it. */
 function outboundMessage(row: VerificationsTable, from: string, code: string): OutboundMessage {
   const locale = localeFor(row.country ?? '');
@@ -68,9 +72,14 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
   async function handOver(provider: DeliveryProvider, message: OutboundMessage): Promise<Attempt> {
     try {
       const result = await provider.send(message);
+      // Whatever a provider says goes through the one rule for a carrier's words (printable, bounded).
       return result.ok
         ? { kind: 'handed_over', provider: provider.name, providerId: result.providerId }
-        : { kind: 'rejected', provider: provider.name, handOver: result };
+        : {
+            kind: 'rejected',
+            provider: provider.name,
+            handOver: { ...result, errorMessage: carrierText(result.errorMessage) },
+          };
     } catch (err) {
       // Anything but a definitive rejection is worth another try: the carrier's transient failures, and our own
       // (a database hiccup while the development provider writes its outbox).
@@ -78,7 +87,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         return {
           kind: 'transient',
           provider: provider.name,
-          message: err.message,
+          message: carrierText(err.message),
           retryAfterMs: err.retryAfterMs,
         };
       }
@@ -121,7 +130,10 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     why: string,
     held?: VerificationsTable,
   ): Promise<VerificationsTable | undefined> {
-    const errorMessage = `Gave up after ${job.attempts} failed hand-over attempt(s): ${why}`.slice(0, 300);
+    const errorMessage = carrierText(
+      `Gave up after ${job.attempts} failed hand-over attempt(s): ${why}`,
+      MAX_ERROR_MESSAGE,
+    );
     return settle(
       job,
       token,
@@ -246,7 +258,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     await repo.recordRetryPending(
       db,
       row.id,
-      { provider: result.provider, from: sender.number, message: message.slice(0, 300) },
+      { provider: result.provider, from: sender.number, message: carrierText(message, MAX_ERROR_MESSAGE) },
       clock.now(),
     );
     await timeline.recordAfter([

@@ -3,11 +3,9 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { createTimeline } from '../timeline/timeline.js';
+import { carrierText } from './carrier-text.js';
 import type { DeliveryReportSink, StatusReport } from './provider.js';
 import { findByProviderId, recordDeliveryFailure } from './verification-delivery.js';
-
-/** Kept in error_message; the carrier's code and words are the part support reads. */
-const MAX_ERROR_MESSAGE = 300;
 
 export function createDeliveryReports(deps: { db: Db; clock: Clock }): DeliveryReportSink {
   const timeline = createTimeline(deps);
@@ -66,12 +64,16 @@ export function createCarrierStatusReports(deps: { db: Db; clock: Clock }): Carr
   };
 }
 
-/** "<Carrier> 30003: undelivered: Unreachable destination handset", without repeating a code that is the words. */
+/**
+ * "<Carrier> 30003: undelivered: Unreachable destination handset", without repeating a code that is the words;
+ * the carrier's code and words are made printable and bounded by the same rule as a hand-over's (carrierText).
+ */
 export function carrierFailureMessage(carrier: string, report: StatusReport): string {
-  const { carrierCode: code, carrierMessage: words } = report;
+  const code = carrierText(report.carrierCode, 40);
+  const words = carrierText(report.carrierMessage);
   const text =
     code && words && code !== words
       ? `${carrier} ${code}: ${words}`
-      : `${carrier}: ${code ?? words ?? 'delivery failed'}`;
-  return text.slice(0, MAX_ERROR_MESSAGE);
+      : `${carrier}: ${code || words || 'delivery failed'}`;
+  return carrierText(text);
 }

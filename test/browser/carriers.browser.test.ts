@@ -1,7 +1,8 @@
-// In a real browser, the Carriers page: a Twilio account added in the form (pointed at a local Twilio double), a
-// number tied to it on the Workspace page, the callback URL to set at the carrier, a refused form that gives no
-// secret back, credentials rotated (the next code goes out with the new ones) and removal, refused while a
-// number still sends through the account.
+// In a real browser, the Carriers page: a Twilio account added in the form (no form offers a base URL: the
+// operator points it at a local Twilio double with the CLI, and the card shows that address), a number tied to it
+// on the Workspace page, the callback URL to set at the carrier, a refused form that gives no secret back,
+// credentials rotated (the next code goes out with the new ones, to the operator's address) and removal, refused
+// while a number still sends through the account.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
@@ -16,6 +17,7 @@ import {
   scrollsSideways,
 } from '../helpers/browser.js';
 import { TWILIO } from '../helpers/carrier-fixtures.js';
+import { cliJson } from '../helpers/process.js';
 
 const PATH = '/dashboard/carriers';
 const SENDER = '+61491570156';
@@ -53,11 +55,36 @@ describe('browser: carriers', { skip: browserSkip() }, () => {
     await addForm('twilio').getByText('Twilio account', { exact: true }).click();
     await addForm('twilio').getByLabel('Account SID').fill(TWILIO.accountSid);
     await addForm('twilio').getByLabel('Auth token').fill(TWILIO.authToken);
-    await addForm('twilio').getByLabel('Base URL (optional)').fill(fake.baseUrl);
+    assert.equal(
+      await addForm('twilio')
+        .getByLabel(/Base URL/)
+        .count(),
+      0,
+      'no base URL field',
+    );
     await andWait(page, () => page.getByRole('button', { name: 'Add Twilio account' }).click());
     accountId = /Twilio account (car_\w+) added\./.exec(await status())?.[1] ?? '';
     assert.match(accountId, /^car_/);
-    assert.match((await card().textContent()) ?? '', new RegExp(fake.baseUrl.replace(/[.:/]/g, '\\$&')));
+    assert.match((await card().textContent()) ?? '', /API\s*The carrier's own API/);
+
+    // The operator points the account at the carrier's double, with the CLI.
+    cliJson(
+      [
+        'carrier',
+        'rotate',
+        accountId,
+        '--account-sid',
+        TWILIO.accountSid,
+        '--auth-token',
+        TWILIO.authToken,
+      ].concat(['--base-url', fake.baseUrl]),
+      b.env,
+    );
+    await open();
+    assert.match(
+      (await card().textContent()) ?? '',
+      new RegExp(`${fake.baseUrl.replace(/[.:/]/g, '\\$&')}\\s*\\(set by the operator with the CLI\\)`),
+    );
     assert.equal(
       (await page.content()).includes(TWILIO.authToken),
       false,
@@ -132,7 +159,13 @@ describe('browser: carriers', { skip: browserSkip() }, () => {
     await card().getByText('Rotate credentials').click();
     await card().getByLabel('Account SID').fill(TWILIO.accountSid);
     await card().getByLabel('Auth token').fill(NEW_TOKEN);
-    assert.equal(await card().getByLabel('Base URL (optional)').inputValue(), fake.baseUrl, 'kept as it was');
+    assert.equal(
+      await card()
+        .getByLabel(/Base URL/)
+        .count(),
+      0,
+      'no base URL field',
+    );
     await andWait(page, () => card().getByRole('button', { name: 'Save new credentials' }).click());
     assert.match(await status(), new RegExp(`New credentials saved for Twilio account ${accountId}`));
     assert.equal((await page.content()).includes(NEW_TOKEN), false);
@@ -140,6 +173,7 @@ describe('browser: carriers', { skip: browserSkip() }, () => {
     const sent = await api('POST', '/v1/otp/send', { phone: '+61412345002', channel: 'sms' });
     assert.equal(sent.status, 201);
     assert.equal((sent.body.delivery as { ok: boolean }).ok, true, JSON.stringify(sent.body));
+    // It reached the double: the operator's base URL was kept by the rotation.
     assert.equal(requestTo('+61412345002')?.headers.authorization, basic(NEW_TOKEN));
   });
 

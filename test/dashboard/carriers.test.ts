@@ -1,7 +1,8 @@
 // The Carriers page and the numbers' "sends through" on the Workspace page: listing accounts (base URL, numbers,
 // callback URL, created date), adding one of each type, validation errors that name the field and never echo a
-// secret, rotating credentials, removing (refused while numbers use the account), moving numbers, and only the
-// session's workspace. No credential ever appears in any page.
+// secret, the base URL shown but never taken (it is the operator's, set with the CLI: a form carrying one is
+// refused), rotating credentials (the operator's base URL kept), removing (refused while numbers use the
+// account), moving numbers, and only the session's workspace. No credential ever appears in any page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { statusCallbackUrl } from '../../src/delivery/callback-url.js';
@@ -116,9 +117,7 @@ describe('dashboard: carriers', () => {
 
   test('adding an account of each type stores exactly its credentials and shows it in the list', async () => {
     for (const [type, form] of Object.entries(FORMS)) {
-      const extra: Record<string, string> =
-        type === 'twilio' ? { base_url: 'https://api.dublin.ie1.twilio.com/' } : {};
-      const res = await post(PAGE, { ...form, ...extra });
+      const res = await post(PAGE, form);
       assert.equal(res.statusCode, 302, `${type}: ${res.body.slice(0, 300)}`);
       const added = (await accounts()).at(-1);
       assert.equal(added?.type, type);
@@ -126,7 +125,7 @@ describe('dashboard: carriers', () => {
       const stored = await t.services.carriers.getAccount(added?.id ?? '');
       const expected = { twilio: TWILIO, telnyx: TELNYX, vonage: VONAGE, smpp: SMPP }[type];
       assert.deepEqual(stored?.credentials, expected, type);
-      assert.equal(stored?.baseUrl, type === 'twilio' ? 'https://api.dublin.ie1.twilio.com' : undefined);
+      assert.equal(stored?.baseUrl, undefined, `${type}: the carrier's own API`);
     }
     const page = await get(PAGE);
     assert.match(page.body, /SMPP account car_\w+ added\./);
@@ -143,13 +142,23 @@ describe('dashboard: carriers', () => {
   test('each card shows type, id, API address, numbers, the callback URL to set and the created date', async () => {
     const [twilio, telnyx, , smpp] = await accounts();
     assert.ok(twilio && telnyx && smpp);
+    // The operator points the Twilio account at a regional edge, as `carrier rotate … --base-url` does.
+    await t.services.carriers.rotateCredentials(
+      ws.workspaceId,
+      twilio.id,
+      TWILIO,
+      'https://api.dublin.ie1.twilio.com/',
+    );
     const [number] = await numbers();
     await t.services.carriers.setNumberCarrier(ws.workspaceId, number?.id ?? '', twilio.id);
     const page = (await get(PAGE)).body;
 
     const card = cardOf(page, twilio.id);
     assert.match(card, new RegExp(`Twilio account <code>${twilio.id}</code>`));
-    assert.match(card, /<code>https:\/\/api\.dublin\.ie1\.twilio\.com<\/code>/);
+    assert.match(
+      card,
+      /<code>https:\/\/api\.dublin\.ie1\.twilio\.com<\/code> <small class="muted">\(set by the operator with the CLI\)/,
+    );
     assert.match(card, /<code>\+61491570156<\/code>/);
     const callback = statusCallbackUrl(TEST_PUBLIC_URL, twilio);
     assert.match(card, new RegExp(`readonly="" value="${callback}"`));
@@ -161,6 +170,8 @@ describe('dashboard: carriers', () => {
     assert.match(telnyxCard, new RegExp(`value="${TEST_PUBLIC_URL}/webhooks/telnyx/${telnyx.id}"`));
     assert.match(telnyxCard, /TeXML application/);
     assert.match(cardOf(page, smpp.id), /None: delivery receipts come over the SMPP session/);
+    // SMPP reaches its SMSC by host and port: no API address to show.
+    assert.doesNotMatch(cardOf(page, smpp.id), /<dt>API<\/dt>/);
   });
 
   test('a refused form names the field, shows the non-secret values again and no secret at all', async () => {
@@ -174,7 +185,6 @@ describe('dashboard: carriers', () => {
       ],
       [{ ...FORMS.telnyx, public_key: 'c2hvcnQ=' }, 'telnyx', /Public key must be the base64 Ed25519/],
       [{ ...FORMS.smpp, port: '70000' }, 'smpp', /Port must be a whole number from 1 to 65535\./],
-      [{ ...FORMS.twilio, base_url: 'ftp://x.test' }, 'twilio', /Base URL must be an http\(s\) URL\./],
     ] as const;
     for (const [form, type, message] of cases) {
       const res = await post(PAGE, form);
@@ -195,38 +205,77 @@ describe('dashboard: carriers', () => {
     assert.equal((await post(PAGE, { ...FORMS.twilio, type: 'pigeon' })).statusCode, 400);
   });
 
-  test('rotating credentials replaces them (type and id kept); a refused rotation changes nothing', async () => {
+  test('no form offers the base URL, and a form carrying one is refused (400) for add and rotate, changing nothing', async () => {
+    const page = await get(PAGE);
+    assert.doesNotMatch(page.body, /name="base_url"/);
+    assert.doesNotMatch(page.body, /Base URL/);
+    const [twilio] = await accounts();
+    assert.ok(twilio);
+    const operators = 'https://api.dublin.ie1.twilio.com';
+    assert.equal((await t.services.carriers.getAccount(twilio.id))?.baseUrl, operators);
+    const before = (await accounts()).length;
+    const refusal =
+      /Base URL is the operator&#39;s setting, made with the CLI \(carrier add … --base-url\), not in the dashboard\./;
+    // Internal addresses (the SSRF this closes), an empty value (it used to mean "the carrier's own API"), and
+    // odd values: all refused alike, whatever they hold.
+    for (const base_url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://127.0.0.1:5432',
+      'http://10.0.0.1/',
+      '',
+      'https://api.twilio.com',
+      'http://x.test/\u0000',
+      'https://\u202eexample.test',
+      `https://${'a'.repeat(8000)}.test`,
+    ]) {
+      const added = await post(PAGE, { ...FORMS.twilio, base_url });
+      assert.equal(added.statusCode, 400, JSON.stringify(base_url.slice(0, 40)));
+      assert.match(added.body, refusal);
+      assert.match(added.body, /<details id="add-twilio" open=""/);
+      assert.equal(added.body.includes('169.254.169.254'), false, 'the value is not shown again');
+
+      const rotated = await post(`${PAGE}/${twilio.id}/rotate`, {
+        account_sid: TWILIO.accountSid,
+        auth_token: ROTATED.authToken,
+        base_url,
+      });
+      assert.equal(rotated.statusCode, 400);
+      assert.match(cardOf(rotated.body, twilio.id), refusal);
+      assert.match(cardOf(rotated.body, twilio.id), /<details open="" class="carrier-rotate">/);
+    }
+    assert.equal((await accounts()).length, before, 'nothing added');
+    const stored = await t.services.carriers.getAccount(twilio.id);
+    assert.equal(stored?.baseUrl, operators, "the operator's base URL kept");
+    assert.deepEqual(stored?.credentials, TWILIO, 'credentials not rotated');
+    // A hand-made form with the field repeated is refused too.
+    const repeated = await browser.post(PAGE, { ...FORMS.twilio, base_url: ['', 'http://127.0.0.1/'] });
+    assert.equal(repeated.statusCode, 400);
+    assert.equal((await accounts()).length, before);
+  });
+
+  test("rotating credentials replaces them (type, id and the operator's base URL kept); a refused rotation changes nothing", async () => {
     const [twilio] = await accounts();
     assert.ok(twilio);
     const path = `${PAGE}/${twilio.id}/rotate`;
-    const refused = await post(path, { account_sid: TWILIO.accountSid, auth_token: '', base_url: '' });
+    const refused = await post(path, { account_sid: TWILIO.accountSid, auth_token: '' });
     assert.equal(refused.statusCode, 400);
     assert.match(cardOf(refused.body, twilio.id), /Auth token is required for a twilio account\./);
     assert.match(cardOf(refused.body, twilio.id), /<details open="" class="carrier-rotate">/);
     assert.deepEqual((await t.services.carriers.getAccount(twilio.id))?.credentials, TWILIO);
 
-    const res = await post(path, {
-      account_sid: TWILIO.accountSid,
-      auth_token: ROTATED.authToken,
-      base_url: 'https://edge.example.test',
-    });
+    const res = await post(path, { account_sid: TWILIO.accountSid, auth_token: ROTATED.authToken });
     assert.equal(res.statusCode, 302, res.body.slice(0, 300));
     assert.equal(res.headers.location, `${PAGE}#${twilio.id}`);
     const stored = await t.services.carriers.getAccount(twilio.id);
     assert.deepEqual(stored?.credentials, { ...TWILIO, authToken: ROTATED.authToken });
-    assert.equal(stored?.baseUrl, 'https://edge.example.test');
+    assert.equal(stored?.baseUrl, 'https://api.dublin.ie1.twilio.com', "the operator's base URL kept");
     const page = await get(PAGE);
     assert.match(page.body, new RegExp(`New credentials saved for Twilio account ${twilio.id}\\.`));
-    // The base URL (not a secret) is offered again in the rotate form; emptied, it is the carrier's own API.
-    assert.match(
-      cardOf(page.body, twilio.id),
-      /name="base_url" type="url" placeholder="https:\/\/…" value="https:\/\/edge\.example\.test"/,
-    );
+    assert.match(cardOf(page.body, twilio.id), /<code>https:\/\/api\.dublin\.ie1\.twilio\.com<\/code>/);
     const vonage = (await accounts()).find((a) => a.type === 'vonage');
     const rotated = await post(`${PAGE}/${vonage?.id}/rotate`, {
       ...FORMS.vonage,
       api_secret: ROTATED.apiSecret,
-      base_url: '',
     });
     assert.equal(rotated.statusCode, 302);
     assert.equal((await t.services.carriers.getAccount(vonage?.id ?? ''))?.type, 'vonage');

@@ -4,7 +4,13 @@
 // X-Pigeon-Signature. Registered through createServices({ carrierTypes }), it proves a carrier is one folder.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CarrierDescriptor } from '../../src/delivery/carriers/descriptor.js';
-import { isTransientStatus, postToCarrier, transientReply } from '../../src/delivery/carriers/http.js';
+import {
+  asObject,
+  carrierErrorMessage,
+  isTransientStatus,
+  postToCarrier,
+  transientReply,
+} from '../../src/delivery/carriers/http.js';
 import type { StatusReport } from '../../src/delivery/provider.js';
 
 export interface PigeonCredentials {
@@ -74,15 +80,15 @@ export const pigeon: CarrierDescriptor<PigeonCredentials> = {
         timeoutMs: context.timeoutMs,
         noAnswer: (why) => `Pigeon Post ${why.detail}`,
       });
-      if (isTransientStatus(reply.status)) throw transientReply(reply, `Pigeon Post HTTP ${reply.status}`);
       const id = reply.body?.id;
       if (reply.ok && typeof id === 'string') return { ok: true, providerId: id };
-      return {
-        ok: false,
-        providerId: null,
-        errorCode: 'provider_error',
-        errorMessage: `Pigeon Post HTTP ${reply.status}`,
-      };
+      // Pigeon Post documents its errors as { error: { code, message } }; nothing else of a body is copied.
+      const errorMessage = carrierErrorMessage('Pigeon Post', reply, (body) => {
+        const error = asObject(body.error);
+        return error && { code: error.code, words: [error.message] };
+      });
+      if (isTransientStatus(reply.status)) throw transientReply(reply, errorMessage);
+      return { ok: false, providerId: null, errorCode: 'provider_error', errorMessage };
     },
   }),
   webhook: {

@@ -3,7 +3,7 @@
 // password inputs (or a textarea for a PEM key) and are never written back into a page.
 import { carrierOfType, snakeCase } from '../../carrier-accounts/account-types.js';
 import type { AnyCarrier, CredentialField } from '../../delivery/carriers/descriptor.js';
-import type { AppError } from '../../errors.js';
+import { type AppError, invalidField } from '../../errors.js';
 import { type FormBody, field } from '../forms.js';
 
 /** The form field of a credential: the service's field name in snake_case. */
@@ -26,9 +26,24 @@ export function credentialsFrom(body: FormBody, carrier: AnyCarrier): Record<str
   return out;
 }
 
-/** What may be shown again after a failed form: the non-secret fields as typed, and the base URL. */
+/**
+ * The API address an account posts to (its base URL) is the operator's setting, made with the CLI (`carrier add
+ * … --base-url`, `carrier rotate … --base-url`): from the dashboard, any member could make the service post the
+ * account's credentials to any address, internal ones included (SSRF), and read the answer in error_message. So
+ * no form offers it, and a form that carries one, even empty, is refused (400), changing nothing.
+ */
+export function refuseBaseUrl(body: FormBody): void {
+  if (body !== null && typeof body === 'object' && Object.hasOwn(body, 'base_url')) {
+    throw invalidField(
+      'base_url',
+      "is the operator's setting, made with the CLI (carrier add … --base-url), not in the dashboard",
+    );
+  }
+}
+
+/** What may be shown again after a failed form: the non-secret fields as typed. */
 export function echoedValues(body: FormBody, carrier: AnyCarrier): Record<string, string> {
-  const out: Record<string, string> = { base_url: field(body, 'base_url') };
+  const out: Record<string, string> = {};
   for (const f of carrier.fields) if (!isSecret(f)) out[formName(f)] = field(body, formName(f));
   return out;
 }

@@ -1,5 +1,6 @@
 // The Carriers page's forms: the credential fields of one carrier (its descriptor's) (adding an account, or rotating an
-// account's credentials). Secret fields are always rendered empty, also after a failed submission.
+// account's credentials). Secret fields are always rendered empty, also after a failed submission. No form offers
+// the API address (base URL): that is the operator's, set with the CLI (carrier-fields.ts, refuseBaseUrl).
 import type { FC } from 'hono/jsx';
 import type { AnyCarrier, CredentialField } from '../../delivery/carriers/descriptor.js';
 import { BASE, Csrf } from '../layout.js';
@@ -59,8 +60,7 @@ const CredentialInputs: FC<{
   carrier: AnyCarrier;
   prefix: string;
   failure?: CarrierFormFailure;
-  baseUrl: string;
-}> = ({ carrier, prefix, failure, baseUrl }) => {
+}> = ({ carrier, prefix, failure }) => {
   const errorId = `${prefix}-error`;
   return (
     <>
@@ -84,23 +84,6 @@ const CredentialInputs: FC<{
           </div>
         );
       })}
-      {carrier.baseUrl && (
-        <div>
-          <label for={`${prefix}-base_url`}>Base URL (optional)</label>
-          <input
-            id={`${prefix}-base_url`}
-            name="base_url"
-            type="url"
-            placeholder="https://…"
-            value={failure ? (failure.values.base_url ?? '') : baseUrl}
-            aria-invalid={failure?.field === 'base_url' ? 'true' : undefined}
-            aria-describedby={`${prefix}-base_url-hint`}
-          />
-          <small id={`${prefix}-base_url-hint`}>
-            Leave empty for the carrier's own API. Only for a regional edge, a proxy or a test double.
-          </small>
-        </div>
-      )}
     </>
   );
 };
@@ -126,7 +109,7 @@ export const AddAccountForms: FC<{
           <form method="post" action={PATH}>
             <Csrf token={csrf} />
             <input type="hidden" name="type" value={type} />
-            <CredentialInputs carrier={carrier} prefix={`add-${type}`} failure={failed} baseUrl="" />
+            <CredentialInputs carrier={carrier} prefix={`add-${type}`} failure={failed} />
             <button type="submit">{`Add ${label} account`}</button>
           </form>
         </details>
@@ -138,7 +121,7 @@ export const AddAccountForms: FC<{
 export const RotateForm: FC<{
   csrf: string;
   carrier: AnyCarrier;
-  account: { id: string; base_url: string | null };
+  account: { id: string };
   failure?: CarrierFormFailure;
 }> = ({ csrf, carrier, account, failure }) => {
   const prefix = `rotate-${account.id}`;
@@ -147,17 +130,12 @@ export const RotateForm: FC<{
       <summary>Rotate credentials</summary>
       <p class="small muted">
         Give every credential again: they replace the stored ones, and the next code sent from this account's
-        numbers uses them. The numbers and the callback URL stay as they are.
+        numbers uses them. The numbers, the callback URL and the API address stay as they are.
       </p>
       <FailureNote failure={failure} id={`${prefix}-error`} />
       <form method="post" action={`${PATH}/${encodeURIComponent(account.id)}/rotate`}>
         <Csrf token={csrf} />
-        <CredentialInputs
-          carrier={carrier}
-          prefix={prefix}
-          failure={failure}
-          baseUrl={account.base_url ?? ''}
-        />
+        <CredentialInputs carrier={carrier} prefix={prefix} failure={failure} />
         <button type="submit">Save new credentials</button>
       </form>
     </details>

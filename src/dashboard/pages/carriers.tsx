@@ -1,6 +1,7 @@
 // Carriers: the workspace's carrier accounts (what each sends from and the callback URL to set at the carrier),
 // adding one per carrier the service knows (the forms are its descriptor's fields), rotating its credentials and removing it. The rules live in the carrier service; no
-// credential is ever read back for this page, so none can appear in it.
+// credential is ever read back for this page, so none can appear in it. The API address (base URL) is shown, never
+// taken: it is the operator's (carrier-fields.ts, refuseBaseUrl).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FC } from 'hono/jsx';
 import { type CarrierAccountListing, carrierOfType } from '../../carrier-accounts/service.js';
@@ -9,12 +10,18 @@ import { type AnyCarrier, findCarrier } from '../../delivery/carriers/descriptor
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { ConfirmedAction } from '../components.js';
-import { type FormBody, field, formError } from '../forms.js';
+import { type FormBody, formError } from '../forms.js';
 import { BASE, Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
 import { workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
-import { carrierTypeOf, credentialsFrom, describeFailure, echoedValues } from './carrier-fields.js';
+import {
+  carrierTypeOf,
+  credentialsFrom,
+  describeFailure,
+  echoedValues,
+  refuseBaseUrl,
+} from './carrier-fields.js';
 import { AddAccountForms, type CarrierFormFailure, FailureNote, PATH, RotateForm } from './carrier-forms.js';
 
 interface CarriersPageData {
@@ -81,8 +88,20 @@ const AccountCard: FC<{
       </h3>
       {mine?.form === 'remove' && <FailureNote failure={mine} id={`remove-${a.id}-error`} />}
       <dl class="facts">
-        <dt>API</dt>
-        <dd>{a.base_url ? <code>{a.base_url}</code> : <span>The carrier's own API</span>}</dd>
+        {carrier?.baseUrl !== false && (
+          <>
+            <dt>API</dt>
+            <dd>
+              {a.base_url ? (
+                <>
+                  <code>{a.base_url}</code> <small class="muted">(set by the operator with the CLI)</small>
+                </>
+              ) : (
+                <span>The carrier's own API</span>
+              )}
+            </dd>
+          </>
+        )}
         <dt>Sends from</dt>
         <dd>
           <Numbers numbers={a.numbers} />
@@ -202,12 +221,11 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
     const { type, label } = carrier;
     const form = { form: 'add' as const, type, values: echoedValues(body, carrier) };
     return change(request, reply, form, async (workspaceId) => {
-      const baseUrl = field(body, 'base_url').trim();
+      refuseBaseUrl(body);
       const added = await carriers.addAccount({
         workspaceId,
         type,
         credentials: credentialsFrom(body, carrier),
-        baseUrl: baseUrl === '' ? undefined : baseUrl,
       });
       return { text: `${label} account ${added.id} added.`, anchor: added.id };
     });
@@ -226,9 +244,9 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
       values: echoedValues(body, carrier),
     };
     return change(request, reply, form, async (workspaceId) => {
-      // A carrier without a base URL field: leave the account's as it is.
-      const baseUrl = carrier.baseUrl ? field(body, 'base_url') : undefined;
-      await carriers.rotateCredentials(workspaceId, id, credentialsFrom(body, carrier), baseUrl);
+      refuseBaseUrl(body);
+      // No base URL given: the account keeps the one the operator set.
+      await carriers.rotateCredentials(workspaceId, id, credentialsFrom(body, carrier));
       return { text: `New credentials saved for ${carrier.label} account ${id}.`, anchor: id };
     });
   });

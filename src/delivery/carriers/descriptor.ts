@@ -62,7 +62,10 @@ export interface CarrierDescriptor<C = Record<string, unknown>, R extends Carrie
   label: string;
   /** The credentials, in the order forms show them. Any other field is refused. */
   fields: readonly CredentialField[];
-  /** Whether an account may replace the carrier's API base (the dashboard shows the field). */
+  /**
+   * Whether the carrier's API base can be replaced (a regional edge, a proxy, a test double): by the operator
+   * alone, with the CLI's --base-url; the dashboard shows it on the account's card and never takes it (SSRF).
+   */
   baseUrl: boolean;
   /** The channels its numbers can send on. */
   channels: readonly Channel[];

@@ -94,7 +94,7 @@ describe('Telnyx adapter', () => {
       assert.equal(outcome.providerId, null);
       assert.equal(outcome.errorCode, 'destination_rejected');
       assert.match(outcome.errorMessage, /HTTP 400/);
-      assert.match(outcome.errorMessage, /40310 Invalid 'to' address/);
+      assert.match(outcome.errorMessage, /HTTP 400 40310: Invalid 'to' address/);
       assertNoSecrets(outcome.errorMessage);
     });
 
@@ -103,7 +103,7 @@ describe('Telnyx adapter', () => {
       assert.equal(only().headers.authorization, 'Bearer KEYwrong');
       assert.ok(!outcome.ok);
       assert.equal(outcome.errorCode, 'provider_error');
-      assert.match(outcome.errorMessage, /HTTP 401, 10009 Authentication failed/);
+      assert.match(outcome.errorMessage, /HTTP 401 10009: Authentication failed/);
       assert.ok(!outcome.errorMessage.includes('KEYwrong'));
       assertNoSecrets(outcome.errorMessage);
     });
@@ -165,7 +165,7 @@ describe('Telnyx adapter', () => {
       const outcome = await adapter().send(message({ channel: 'voice' }));
       assert.ok(!outcome.ok);
       assert.equal(outcome.errorCode, 'destination_rejected');
-      assert.match(outcome.errorMessage, /HTTP 422, 10002 Invalid phone number/);
+      assert.match(outcome.errorMessage, /HTTP 422 10002: Invalid phone number/);
     });
 
     test('an account without a TeXML connection id is a provider_error, and nothing is sent', async () => {

@@ -148,7 +148,7 @@ describe('Twilio adapter', () => {
         ok: false,
         providerId: null,
         errorCode,
-        errorMessage: `Twilio ${code}: ${TWILIO_ERRORS[code].message}`,
+        errorMessage: `Twilio HTTP ${TWILIO_ERRORS[code].status} ${code}: ${TWILIO_ERRORS[code].message}`,
       });
     });
   }
@@ -164,7 +164,7 @@ describe('Twilio adapter', () => {
       ok: false,
       providerId: null,
       errorCode: 'provider_error',
-      errorMessage: 'Twilio 20003: Authenticate',
+      errorMessage: 'Twilio HTTP 401 20003: Authenticate',
     });
     assert.equal(fake.requests.length, 1, 'a definitive rejection is not retried by the adapter');
   });

@@ -164,7 +164,7 @@ describe('Vonage adapter', () => {
       'voice',
       VONAGE_ERRORS.voiceInvalidTo,
       'destination_rejected',
-      /Voice API HTTP 400 bad-request: Bad Request; invalid parameters: to\[0\]\.number/,
+      /Voice API HTTP 400 bad-request: Bad Request: invalid parameters: to\[0\]\.number/,
     ],
     ['voice 401 unauthorized', 'voice', VONAGE_ERRORS.unauthorized, 'provider_error', /Voice API HTTP 401/],
     [
@@ -227,10 +227,10 @@ describe('Vonage adapter', () => {
 
   test('transient: 5xx', async () => {
     fake.queue(VONAGE_ERRORS.serverError);
-    const err = await transientCheck('sms', /Messages API: HTTP 500/);
+    const err = await transientCheck('sms', /Messages API HTTP 500/);
     assert.equal(err.retryAfterMs, undefined);
     fake.queue({ kind: 'error', status: 503, body: {} });
-    await transientCheck('voice', /Voice API: HTTP 503/);
+    await transientCheck('voice', /Voice API HTTP 503/);
   });
 
   test('transient: 429 with Retry-After', async () => {

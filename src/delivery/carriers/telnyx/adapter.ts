@@ -22,7 +22,14 @@ import {
   type OutboundMessage,
   TransientDeliveryError,
 } from '../../provider.js';
-import { type CarrierReply, isTransientStatus, postToCarrier, transientReply } from '../http.js';
+import {
+  type CarrierError,
+  type CarrierReply,
+  carrierErrorMessage,
+  isTransientStatus,
+  postToCarrier,
+  transientReply,
+} from '../http.js';
 import { toTexml } from './texml.js';
 
 export { retryAfterMs } from '../http.js';
@@ -93,21 +100,15 @@ export function createTelnyxAdapter(config: TelnyxAdapterConfig): DeliveryProvid
       if (typeof id === 'string' && id !== '') return { ok: true, providerId: id };
       throw new TransientDeliveryError(`Telnyx answered ${reply.status} without an id (malformed body)`);
     }
-    if (isTransientStatus(reply.status)) {
-      const error = firstError(body);
-      const words = error ? ` (${error.code} ${error.title})` : '';
-      throw transientReply(reply, `Telnyx answered ${reply.status}${words}`);
-    }
+    const errorMessage = carrierErrorMessage('Telnyx', reply, telnyxError);
+    if (isTransientStatus(reply.status)) throw transientReply(reply, errorMessage);
     const error = firstError(body);
     const destination = error !== undefined && (DESTINATION_CODES.has(error.code) || error.pointer === '/to');
-    const words = error
-      ? `${error.code} ${error.title}${error.detail ? `: ${error.detail}` : ''}`
-      : 'no error body';
     return {
       ok: false,
       providerId: null,
       errorCode: destination ? 'destination_rejected' : 'provider_error',
-      errorMessage: `Telnyx rejected the request (HTTP ${reply.status}, ${words})`,
+      errorMessage,
     };
   }
 
@@ -144,6 +145,12 @@ export function createTelnyxAdapter(config: TelnyxAdapterConfig): DeliveryProvid
 
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/** Telnyx's documented error fields: the first error's code, title and detail. */
+function telnyxError(body: Record<string, unknown>): CarrierError | undefined {
+  const error = firstError(body);
+  return error && { code: error.code, words: [error.title, error.detail] };
 }
 
 function firstError(body: unknown): TelnyxError | undefined {

@@ -15,7 +15,14 @@ import {
   type OutboundMessage,
   TransientDeliveryError,
 } from '../../provider.js';
-import { type CarrierReply, isTransientStatus, postToCarrier, transientReply } from '../http.js';
+import {
+  type CarrierError,
+  type CarrierReply,
+  carrierErrorMessage,
+  isTransientStatus,
+  postToCarrier,
+  transientReply,
+} from '../http.js';
 import { toTwiml } from './twiml.js';
 
 export { retryAfterMs } from '../http.js';
@@ -57,8 +64,6 @@ const DESTINATION_CODES = new Set([
   21614, // 'To' number is not a valid mobile number
   21635, // 'To' number cannot be a landline
 ]);
-
-const MAX_ERROR_MESSAGE = 300;
 
 export function createTwilioAdapter(config: TwilioAdapterConfig): DeliveryProvider {
   const { accountSid, authToken } = config.credentials;
@@ -112,12 +117,18 @@ function handOverFrom(reply: CarrierReply): HandOver {
     }
     return { ok: true, providerId: sid };
   }
-  if (isTransientStatus(reply.status)) throw transientReply(reply, `Twilio HTTP ${reply.status}`);
-  const rawCode = Number(body?.code);
-  const code = Number.isInteger(rawCode) && rawCode > 0 ? rawCode : undefined;
-  const words = typeof body?.message === 'string' ? body.message : `HTTP ${reply.status}`;
+  const errorMessage = carrierErrorMessage('Twilio', reply, twilioError);
+  if (isTransientStatus(reply.status)) throw transientReply(reply, errorMessage);
+  const code = twilioError(body ?? {}).code;
   const errorCode: DeliveryErrorCode =
     code !== undefined && DESTINATION_CODES.has(code) ? 'destination_rejected' : 'provider_error';
-  const errorMessage = `Twilio ${code ?? reply.status}: ${words}`.slice(0, MAX_ERROR_MESSAGE);
   return { ok: false, providerId: null, errorCode, errorMessage };
+}
+
+/** Twilio's documented error fields: a positive whole `code` and its `message`. */
+function twilioError(body: Record<string, unknown>): CarrierError & { code?: number } {
+  const raw = body.code;
+  const code =
+    typeof raw === 'number' || (typeof raw === 'string' && /^\d{1,9}$/.test(raw)) ? Number(raw) : 0;
+  return { code: Number.isSafeInteger(code) && code > 0 ? code : undefined, words: [body.message] };
 }

@@ -15,7 +15,16 @@
 
 import type { DeliveryProvider } from '../../provider.js';
 import { type HandOver, type OutboundMessage, TransientDeliveryError } from '../../provider.js';
-import { asObject, DEFAULT_TIMEOUT_MS, isTransientStatus, postToCarrier, transientReply } from '../http.js';
+import {
+  asObject,
+  type CarrierError,
+  type CarrierReply,
+  carrierErrorMessage,
+  DEFAULT_TIMEOUT_MS,
+  isTransientStatus,
+  postToCarrier,
+  transientReply,
+} from '../http.js';
 import { signApplicationJwt } from './jwt.js';
 import { toNcco } from './ncco.js';
 import { errorCode, errorWords } from './webhook.js';
@@ -50,11 +59,7 @@ export function createVonageAdapter(config: VonageAdapterConfig): DeliveryProvid
   const base = (config.baseUrl ?? VONAGE_API_BASE).replace(/\/+$/, '');
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  async function post(
-    api: string,
-    path: string,
-    payload: unknown,
-  ): Promise<{ status: number; body: unknown }> {
+  async function post(api: string, path: string, payload: unknown): Promise<CarrierReply> {
     let token: string;
     try {
       token = signApplicationJwt(config.credentials);
@@ -74,29 +79,23 @@ export function createVonageAdapter(config: VonageAdapterConfig): DeliveryProvid
       noAnswer: (why) =>
         `Vonage ${api}: ${why.timedOut ? `no answer within ${timeoutMs} ms` : 'unreachable'}`,
     });
-    if (isTransientStatus(reply.status)) throw transientReply(reply, `Vonage ${api}: HTTP ${reply.status}`);
-    return { status: reply.status, body: reply.body };
+    if (isTransientStatus(reply.status)) {
+      throw transientReply(reply, carrierErrorMessage(`Vonage ${api}`, reply, vonageError));
+    }
+    return reply;
   }
 
-  function rejection(api: string, status: number, body: unknown, destination: boolean): HandOver {
-    const error = asObject(body);
-    const code = error ? errorCode(error) : 'unknown';
-    // Voice API errors carry error_title where Messages API errors carry title.
-    const words = error
-      ? [error.title || error.detail ? errorWords(error) : error.error_title, invalidParameters(error)]
-          .filter((s) => typeof s === 'string' && s)
-          .join('; ')
-      : '';
+  function rejection(api: string, reply: CarrierReply, destination: boolean): HandOver {
     return {
       ok: false,
       providerId: null,
       errorCode: destination ? 'destination_rejected' : 'provider_error',
-      errorMessage: `Vonage ${api} HTTP ${status} ${code}: ${words || 'no error body'}`,
+      errorMessage: carrierErrorMessage(`Vonage ${api}`, reply, vonageError),
     };
   }
 
   async function sendSms(message: OutboundMessage): Promise<HandOver> {
-    const { status, body } = await post('Messages API', '/v1/messages', {
+    const reply = await post('Messages API', '/v1/messages', {
       message_type: 'text',
       channel: 'sms',
       to: withoutPlus(message.to),
@@ -104,33 +103,34 @@ export function createVonageAdapter(config: VonageAdapterConfig): DeliveryProvid
       text: message.text,
       webhook_url: config.statusCallbackUrl,
     });
-    if (status >= 200 && status < 300) {
-      const id = asObject(body)?.message_uuid;
+    const { body } = reply;
+    if (reply.ok) {
+      const id = body?.message_uuid;
       if (typeof id !== 'string' || !id)
         throw new TransientDeliveryError('Vonage Messages API: malformed response');
       return { ok: true, providerId: id };
     }
-    const error = asObject(body);
     const destination =
-      (error !== undefined && DESTINATION_CODES.has(errorCode(error))) || namesParameter(error, 'to');
-    return rejection('Messages API', status, body, destination);
+      (body !== undefined && DESTINATION_CODES.has(errorCode(body))) || namesParameter(body, 'to');
+    return rejection('Messages API', reply, destination);
   }
 
   async function sendCall(message: OutboundMessage): Promise<HandOver> {
-    const { status, body } = await post('Voice API', '/v1/calls', {
+    const reply = await post('Voice API', '/v1/calls', {
       to: [{ type: 'phone', number: withoutPlus(message.to) }],
       from: { type: 'phone', number: withoutPlus(message.from) },
       ncco: toNcco({ ...message.voice, locale: message.locale }),
       event_url: [config.statusCallbackUrl],
       event_method: 'POST',
     });
-    if (status >= 200 && status < 300) {
-      const id = asObject(body)?.uuid;
+    const { body } = reply;
+    if (reply.ok) {
+      const id = body?.uuid;
       if (typeof id !== 'string' || !id)
         throw new TransientDeliveryError('Vonage Voice API: malformed response');
       return { ok: true, providerId: id };
     }
-    return rejection('Voice API', status, body, namesParameter(asObject(body), 'to'));
+    return rejection('Voice API', reply, namesParameter(body, 'to'));
   }
 
   return {
@@ -169,10 +169,23 @@ function namesParameter(error: Record<string, unknown> | undefined, name: string
   });
 }
 
+/**
+ * Vonage's documented error fields (RFC 7807): the number in `type`, `title` and `detail` (the Voice API's
+ * `error_title` where it gives no title) and the names and reasons of `invalid_parameters`.
+ */
+function vonageError(error: Record<string, unknown>): CarrierError {
+  const words = error.title || error.detail ? errorWords(error) : error.error_title;
+  return {
+    code: typeof error.type === 'string' && error.type !== '' ? errorCode(error) : undefined,
+    words: [words, invalidParameters(error)],
+  };
+}
+
 function invalidParameters(error: Record<string, unknown>): string | undefined {
   const params = error.invalid_parameters;
   if (!Array.isArray(params) || params.length === 0) return undefined;
-  const described = params.map((p) => {
+  // A few name the problem; the words are bounded anyway (carrierErrorMessage).
+  const described = params.slice(0, 10).map((p) => {
     const o = asObject(p);
     return [o?.name, o?.reason].filter((s) => typeof s === 'string').join(' ');
   });
