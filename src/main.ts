@@ -50,6 +50,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     },
   });
   log = app.log;
+  for (const warning of services.startupWarnings) app.log.warn(warning);
   if (store.dialect === 'postgres' && !config.secret) {
     app.log.warn(
       `PHONE_VERIFY_SECRET is not set: this process uses the secret in ${store.dataDir}. Every process sharing the database must use the same secret, or codes sent through one fail in another: set PHONE_VERIFY_SECRET.`,

@@ -66,6 +66,8 @@ export interface Services {
   carrierRuntime: CarrierRuntimes;
   /** Carrier status callbacks applied to the verification they concern (the webhooks). */
   statusReports: CarrierStatusReports;
+  /** What could not be made private on disk (files or folders the process does not own): each edge logs them. */
+  startupWarnings: readonly string[];
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
   publicUrl: string;
   /**
@@ -104,7 +106,8 @@ export function createServices(deps: {
 }): Services {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
-  const secret = loadOrCreateSecret(deps.secret, store.dataDir);
+  const startupWarnings = [...store.warnings];
+  const secret = loadOrCreateSecret(deps.secret, store.dataDir, startupWarnings);
   const db = store.db;
   const workspaces = createWorkspaceService({ db, clock });
   const keys = createKeyService({ db, clock, workspaces });
@@ -185,6 +188,7 @@ export function createServices(deps: {
     carrierTypes,
     carrierRuntime,
     statusReports,
+    startupWarnings,
     publicUrl: deps.publicUrl,
     committed: store.committed,
   };

@@ -71,6 +71,7 @@ export async function main(argv: string[], carrierTypes?: readonly AnyCarrier[])
     if (positionals.length !== (command.positionals ?? 0))
       throw new UsageError(`usage: phone-verify ${command.usage}`);
     const opened = await openServices(config, carrierTypes);
+    for (const warning of opened.services.startupWarnings) process.stderr.write(`warning: ${warning}\n`);
     let result: unknown;
     try {
       result = await command.run(opened.services, values, positionals);
