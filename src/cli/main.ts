@@ -15,7 +15,8 @@ const help = (commands: Record<string, Command>) => `phone-verify: phone verific
 Usage: phone-verify <command> [options] [--json]
 
 Commands:
-  serve                       run the HTTP service (PORT, HOST, DATABASE_URL, PHONE_VERIFY_SECRET, PUBLIC_URL)
+  serve                       run the HTTP service (PORT, HOST, DATABASE_URL, PHONE_VERIFY_SECRET, PUBLIC_URL;
+                              PHONE_VERIFY_PREVIOUS_SECRET while the secret is being changed)
 ${Object.values(commands)
   .map((c) => `  ${c.usage}`)
   .join('\n')}
