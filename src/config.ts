@@ -17,6 +17,8 @@ const EnvSchema = Type.Object({
     default: 'sqlite:./data/phone-verify.db',
   }),
   PHONE_VERIFY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  // The secret being replaced: what it sealed still opens, the codes it hashed still check (docs/operations.md).
+  PHONE_VERIFY_PREVIOUS_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -39,6 +41,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly secret: string | undefined;
+  /** PHONE_VERIFY_PREVIOUS_SECRET: accepted for opening and checking only, while the secret is being changed. */
+  readonly previousSecret: string | undefined;
   readonly publicUrl: string;
   readonly logLevel: string;
   /** NODE_ENV=production: numbers without a carrier are warned about loudly (their codes reach no phone). */
@@ -85,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     secret: e.PHONE_VERIFY_SECRET,
+    previousSecret: e.PHONE_VERIFY_PREVIOUS_SECRET,
     publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',

@@ -1,9 +1,10 @@
-// The serving process: config, store, app, listen, sweeper, graceful close on SIGTERM/SIGINT. Nothing else.
+// The serving process: config, store, the sealed-data check, app, listen, sweeper, graceful close on SIGTERM/SIGINT.
 import { setFlagsFromString } from 'node:v8';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, LOG_REDACT_PATHS } from './app.js';
 import type { Config } from './config.js';
-import { createServices } from './services.js';
+import type { StartCheck } from './secret-rotation.js';
+import { createServices, type Services } from './services.js';
 import { openStore } from './store/database.js';
 import { startSweeper } from './sweeper.js';
 
@@ -24,22 +25,33 @@ const HEAP_GROWING_PERCENT = 50;
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const store = await openStore(config.database);
-  store.serveInBackground();
   // Background delivery work reports to the app's log, which exists once the app is built below.
   let log: FastifyBaseLogger | undefined;
-  const services = createServices({
-    store,
-    secret: config.secret,
-    retentionDays: config.retentionDays,
-    publicUrl: config.publicUrl,
-    delivery: {
-      ...config.delivery,
-      log: {
-        info: (message) => log?.info(`delivery: ${message}`),
-        warn: (message, err) => log?.warn({ err }, `delivery: ${message}`),
+  let services: Services;
+  let sealed: StartCheck;
+  try {
+    services = createServices({
+      store,
+      secret: config.secret,
+      previousSecret: config.previousSecret,
+      retentionDays: config.retentionDays,
+      publicUrl: config.publicUrl,
+      delivery: {
+        ...config.delivery,
+        log: {
+          info: (message) => log?.info(`delivery: ${message}`),
+          warn: (message, err) => log?.warn({ err }, `delivery: ${message}`),
+        },
       },
-    },
-  });
+    });
+    // A secret that no longer opens the carrier accounts stops the start here, saying what to do.
+    sealed = await services.secretRotation.checkAtStart();
+    if (sealed.refusal) throw new Error(sealed.refusal);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  store.serveInBackground();
   const app = await buildApp({
     services,
     production: config.production,
@@ -50,6 +62,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     },
   });
   log = app.log;
+  for (const warning of [...services.startupWarnings, ...sealed.warnings]) app.log.warn(warning);
   if (store.dialect === 'postgres' && !config.secret) {
     app.log.warn(
       `PHONE_VERIFY_SECRET is not set: this process uses the secret in ${store.dataDir}. Every process sharing the database must use the same secret, or codes sent through one fail in another: set PHONE_VERIFY_SECRET.`,

@@ -1,29 +1,78 @@
 // The server secret: from PHONE_VERIFY_SECRET, else generated once and kept in the data directory.
-// Purpose-bound keys are derived from it with HKDF so one secret serves codes, sessions and credentials.
+// Purpose-bound keys are derived from it with HKDF so one secret serves codes and sealed data (carrier
+// credentials, delivery jobs' codes). While it is being changed, PHONE_VERIFY_PREVIOUS_SECRET names the one it
+// replaces: the previous secret still opens what it sealed and checks the codes it hashed; only the current one
+// seals and hashes (docs/operations.md, "Changing the server secret").
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDir, makePrivateFile } from './private-files.js';
 
 export const SECRET_FILE = 'phone-verify.secret';
 
-export function loadOrCreateSecret(configured: string | undefined, dataDir: string): string {
+export interface ServerSecrets {
+  /** Seals and hashes everything new; opens and checks too. */
+  readonly current: string;
+  /** The secret being replaced: opens and checks only. */
+  readonly previous?: string;
+  /** Where the current one comes from, for messages: PHONE_VERIFY_SECRET, or the generated file's path. */
+  readonly source: string;
+}
+
+export function loadOrCreateSecret(
+  configured: string | undefined,
+  dataDir: string,
+  warnings: string[] = [],
+): string {
   if (configured) return configured;
   const file = join(dataDir, SECRET_FILE);
-  mkdirSync(dataDir, { recursive: true });
+  makePrivateDir(dataDir, [SECRET_FILE], warnings);
   try {
     // 'wx' fails if the file exists, so two processes starting at once keep the first one's secret.
     writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
+  // Made by an older version, or copied in by hand: owner-only from now on.
+  makePrivateFile(file, warnings);
   const secret = readFileSync(file, 'utf8').trim();
   if (secret.length < 32)
     throw new Error(`${file} holds no usable secret: remove it or set PHONE_VERIFY_SECRET`);
   return secret;
 }
 
+/** The current secret (configured or generated) and the previous one; `warnings` gets what is not private. */
+export function loadServerSecrets(input: {
+  secret?: string;
+  previousSecret?: string;
+  dataDir: string;
+  warnings?: string[];
+}): ServerSecrets {
+  const current = loadOrCreateSecret(input.secret, input.dataDir, input.warnings);
+  const source = input.secret ? 'PHONE_VERIFY_SECRET' : join(input.dataDir, SECRET_FILE);
+  const previous = input.previousSecret || undefined;
+  // Most likely the new secret was put in both places: nothing would be rotated, and nothing would say so.
+  if (previous === current) {
+    throw new Error(
+      `PHONE_VERIFY_PREVIOUS_SECRET is the same as the current secret (${source}): set it to the secret being replaced, or unset it`,
+    );
+  }
+  return { current, previous, source };
+}
+
 export type KeyPurpose = 'code-hash' | 'session' | 'credentials' | 'delivery-jobs';
 
 export function deriveKey(secret: string, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'phone-verify', purpose, 32));
+}
+
+/** The keys of one purpose, the current secret's first: it alone seals and hashes; the others open and check. */
+export type KeyRing = readonly [Buffer, ...Buffer[]];
+
+export function deriveKeys(
+  secrets: Pick<ServerSecrets, 'current' | 'previous'>,
+  purpose: KeyPurpose,
+): KeyRing {
+  const current = deriveKey(secrets.current, purpose);
+  return secrets.previous === undefined ? [current] : [current, deriveKey(secrets.previous, purpose)];
 }

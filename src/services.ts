@@ -25,7 +25,8 @@ import { createProviderRouter } from './delivery/router.js';
 import type { Health } from './http/health.js';
 import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
-import { deriveKey, loadOrCreateSecret } from './secret.js';
+import { deriveKeys, loadServerSecrets } from './secret.js';
+import { createSecretRotation, type SecretRotation } from './secret-rotation.js';
 import { createOverview, type Overview } from './stats/overview.js';
 import { createRollups, type Rollups } from './stats/rollups.js';
 import { openStore, type Store } from './store/database.js';
@@ -66,6 +67,10 @@ export interface Services {
   carrierRuntime: CarrierRuntimes;
   /** Carrier status callbacks applied to the verification they concern (the webhooks). */
   statusReports: CarrierStatusReports;
+  /** Changing the server secret: the start-up check and `secret reseal`. */
+  secretRotation: SecretRotation;
+  /** What could not be made private on disk (files or folders the process does not own): each edge logs them. */
+  startupWarnings: readonly string[];
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
   publicUrl: string;
   /**
@@ -94,6 +99,8 @@ export interface DeliveryLog {
 export function createServices(deps: {
   store: Store;
   secret?: string;
+  /** PHONE_VERIFY_PREVIOUS_SECRET: the secret being replaced, still accepted for opening and checking. */
+  previousSecret?: string;
   clock?: Clock;
   retentionDays?: number;
   /** Where carriers reach the service (PUBLIC_URL): status callbacks are requested under it. */
@@ -104,7 +111,13 @@ export function createServices(deps: {
 }): Services {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
-  const secret = loadOrCreateSecret(deps.secret, store.dataDir);
+  const startupWarnings = [...store.warnings];
+  const secrets = loadServerSecrets({
+    secret: deps.secret,
+    previousSecret: deps.previousSecret,
+    dataDir: store.dataDir,
+    warnings: startupWarnings,
+  });
   const db = store.db;
   const workspaces = createWorkspaceService({ db, clock });
   const keys = createKeyService({ db, clock, workspaces });
@@ -120,7 +133,7 @@ export function createServices(deps: {
   const carriers = createCarrierService({
     db,
     clock,
-    secret,
+    keys: deriveKeys(secrets, 'credentials'),
     workspaces,
     carrierTypes,
     runtime: carrierRuntime,
@@ -137,7 +150,7 @@ export function createServices(deps: {
     store,
     clock,
     providers,
-    jobKey: deriveKey(secret, 'delivery-jobs'),
+    jobKeys: deriveKeys(secrets, 'delivery-jobs'),
     carrierTimeoutMs,
     random: deps.delivery?.random,
     warn: deps.delivery?.log?.warn,
@@ -146,7 +159,7 @@ export function createServices(deps: {
   const verifications = createVerificationService({
     db,
     clock,
-    codeKey: deriveKey(secret, 'code-hash'),
+    codeKeys: deriveKeys(secrets, 'code-hash'),
     dispatcher,
     deliveryWaitMs: deps.delivery?.waitMs ?? DEFAULT_DELIVERY_WAIT_MS,
     carrierTypes,
@@ -185,6 +198,8 @@ export function createServices(deps: {
     carrierTypes,
     carrierRuntime,
     statusReports,
+    secretRotation: createSecretRotation({ secrets, carriers, dispatcher }),
+    startupWarnings,
     publicUrl: deps.publicUrl,
     committed: store.committed,
   };
@@ -200,6 +215,7 @@ export async function openServices(
     const services = createServices({
       store,
       secret: config.secret,
+      previousSecret: config.previousSecret,
       publicUrl: config.publicUrl,
       carrierTypes,
     });

@@ -12,13 +12,33 @@ export function findAccount(db: Db, id: string): Promise<CarrierAccountRow | und
   return db.selectFrom('carrier_accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Oldest first. */
 /** The ids of every account of one type, in any workspace (for sessions a process holds open). */
 export async function accountIdsOfType(db: Db, type: string): Promise<Set<string>> {
   const rows = await db.selectFrom('carrier_accounts').select('id').where('type', '=', type).execute();
   return new Set(rows.map((r) => r.id));
 }
 
+/** Every account's sealed credentials, in any workspace, by id. */
+export async function listSealedCredentials(db: Db): Promise<{ owner: string; sealed: string }[]> {
+  return db
+    .selectFrom('carrier_accounts')
+    .select(['id as owner', 'credentials as sealed'])
+    .orderBy('id')
+    .execute();
+}
+
+/** Swaps the sealed credentials if they are still `from`: a rotation made meanwhile stays. False if not. */
+export async function replaceCredentials(db: Db, id: string, from: string, to: string): Promise<boolean> {
+  const result = await db
+    .updateTable('carrier_accounts')
+    .set({ credentials: to })
+    .where('id', '=', id)
+    .where('credentials', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Oldest first. */
 export function listAccounts(db: Db, workspaceId: string): Promise<CarrierAccountRow[]> {
   return db
     .selectFrom('carrier_accounts')

@@ -4,7 +4,8 @@
 import { type Clock, toTimestamp } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { deriveKey } from '../secret.js';
+import { type ResealTally, resealAll } from '../sealing.js';
+import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { type NumberView, presentNumber, type WorkspaceService } from '../workspaces/service.js';
 import {
@@ -49,7 +50,8 @@ const noAccount = (workspaceId: string, id: string) =>
 export function createCarrierService(deps: {
   db: Db;
   clock: Clock;
-  secret: string;
+  /** deriveKeys(secrets, 'credentials'): the current key seals; the previous one, while set, still opens. */
+  keys: KeyRing;
   workspaces: WorkspaceService;
   /** The carriers accounts may be of. */
   carrierTypes: readonly AccountKind[];
@@ -57,8 +59,7 @@ export function createCarrierService(deps: {
   /** What the process holds per account (a carrier's sessions): let go of when the account is removed. */
   runtime?: { release(accountId: string): Promise<void> };
 }) {
-  const { db, clock, workspaces, carrierTypes } = deps;
-  const key = deriveKey(deps.secret, 'credentials');
+  const { db, clock, workspaces, carrierTypes, keys } = deps;
 
   return {
     async addAccount(input: {
@@ -76,7 +77,7 @@ export function createCarrierService(deps: {
         id,
         workspace_id: input.workspaceId,
         type,
-        credentials: encryptCredentials(key, id, credentials),
+        credentials: encryptCredentials(keys, id, credentials),
         base_url: validateBaseUrl(input.baseUrl),
         created_at: clock.now(),
       };
@@ -146,7 +147,7 @@ export function createCarrierService(deps: {
       if (!row || row.workspace_id !== workspaceId) throw noAccount(workspaceId, id);
       const changes: Partial<repo.CarrierAccountRow> = {
         credentials: encryptCredentials(
-          key,
+          keys,
           id,
           validateCredentials(carrierOfType(carrierTypes, row.type), credentials),
         ),
@@ -179,6 +180,19 @@ export function createCarrierService(deps: {
     },
 
     /**
+     * Every account's credentials against the key ring (any workspace); with `write`, those only the previous
+     * secret opens are sealed again under the current one. A rotation made meanwhile is never overwritten.
+     */
+    async resealCredentials(write: boolean): Promise<ResealTally> {
+      const rows = await repo.listSealedCredentials(db);
+      return resealAll(
+        keys,
+        rows,
+        write ? (id, from, to) => repo.replaceCredentials(db, id, from, to) : undefined,
+      );
+    },
+
+    /**
      * The account with its credentials decrypted; undefined when there is no such account. Throws
      * CredentialsUnreadableError when the stored credentials do not open (another secret, altered).
      */
@@ -190,7 +204,7 @@ export function createCarrierService(deps: {
         id: row.id,
         workspaceId: row.workspace_id,
         type: row.type,
-        credentials: decryptCredentials(key, row.id, row.credentials),
+        credentials: decryptCredentials(keys, row.id, row.credentials),
         baseUrl: row.base_url ?? undefined,
       } as CarrierAccount;
     },

@@ -1,6 +1,8 @@
 // The operator commands of docs/operator-interface.md. Each calls the same services as the HTTP routes.
 
 import type { AccountView } from '../accounts/service.js';
+import type { ResealReport } from '../secret-rotation.js';
+import { MAX_TTL_SECONDS } from '../verification/schemas.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
@@ -27,6 +29,9 @@ async function passwordOf(values: Values): Promise<string> {
   if (inline === undefined) throw new UsageError('--password-stdin (or --password) is required');
   return inline;
 }
+
+/** The longest a code lives: how long codes hashed under a previous secret may still be checked. */
+const CODE_LIFETIME = `${MAX_TTL_SECONDS / 60} minutes`;
 
 function printAccount(result: unknown): void {
   const account = result as AccountView;
@@ -147,6 +152,26 @@ export const COMMANDS: Record<string, Command> = {
     options: { email: str, workspace: str },
     run: (s, v) => s.accounts.addToWorkspace(required(v, 'email'), required(v, 'workspace')),
     print: printAccount,
+  },
+  'secret reseal': {
+    usage:
+      'secret reseal\n' +
+      '      seals again under the current secret what only PHONE_VERIFY_PREVIOUS_SECRET opens (the secrets come\n' +
+      '      from the environment, never the command line)',
+    options: {},
+    run: (s) => s.secretRotation.reseal(),
+    print: (r) => {
+      const report = r as ResealReport;
+      printRecord({
+        'carrier accounts': `${report.carrier_accounts.total} (${report.carrier_accounts.resealed} resealed)`,
+        'delivery jobs': `${report.delivery_jobs.total} (${report.delivery_jobs.resealed} resealed, ${report.delivery_jobs.unreadable} unreadable)`,
+      });
+      process.stderr.write(
+        report.previous_secret
+          ? `\nEverything sealed is now under the current secret. Keep PHONE_VERIFY_PREVIOUS_SECRET set ${CODE_LIFETIME} after the last process took the new secret, so codes sent before still check; then remove it.\n`
+          : '\nPHONE_VERIFY_PREVIOUS_SECRET is not set: nothing sealed can need resealing.\n',
+      );
+    },
   },
   outbox: {
     usage: 'outbox [--to PHONE] [--limit N]',

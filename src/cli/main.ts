@@ -15,7 +15,8 @@ const help = (commands: Record<string, Command>) => `phone-verify: phone verific
 Usage: phone-verify <command> [options] [--json]
 
 Commands:
-  serve                       run the HTTP service (PORT, HOST, DATABASE_URL, PHONE_VERIFY_SECRET, PUBLIC_URL)
+  serve                       run the HTTP service (PORT, HOST, DATABASE_URL, PHONE_VERIFY_SECRET, PUBLIC_URL;
+                              PHONE_VERIFY_PREVIOUS_SECRET while the secret is being changed)
 ${Object.values(commands)
   .map((c) => `  ${c.usage}`)
   .join('\n')}
@@ -71,6 +72,7 @@ export async function main(argv: string[], carrierTypes?: readonly AnyCarrier[])
     if (positionals.length !== (command.positionals ?? 0))
       throw new UsageError(`usage: phone-verify ${command.usage}`);
     const opened = await openServices(config, carrierTypes);
+    for (const warning of opened.services.startupWarnings) process.stderr.write(`warning: ${warning}\n`);
     let result: unknown;
     try {
       result = await command.run(opened.services, values, positionals);

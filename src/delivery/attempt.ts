@@ -4,7 +4,8 @@
 // transient failure (the next attempt is scheduled with backoff, unless the code would expire first).
 import type { Clock } from '../clock.js';
 import { toTimestamp } from '../clock.js';
-import { unseal } from '../sealing.js';
+import { unsealWithAny } from '../sealing.js';
+import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
 import { createTimeline, type NewEvent } from '../timeline/timeline.js';
@@ -28,8 +29,8 @@ export interface DeliveryAttemptDeps {
   db: Db;
   clock: Clock;
   providers: ProviderRouter;
-  /** deriveKey(secret, 'delivery-jobs'): opens the code sealed in a job. */
-  jobKey: Buffer;
+  /** deriveKeys(secrets, 'delivery-jobs'): open the code sealed in a job. */
+  jobKeys: KeyRing;
   random: () => number;
   warn: (message: string, err?: unknown) => void;
   /** The commit of the writes so far (the store's): a code reaches no carrier before its verification is durable. */
@@ -62,7 +63,7 @@ function outboundMessage(row: VerificationsTable, from: string, code: string): O
 }
 
 export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
-  const { db, clock, providers, jobKey, random, warn } = deps;
+  const { db, clock, providers, jobKeys, random, warn } = deps;
   const timeline = createTimeline({
     db,
     clock,
@@ -278,7 +279,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
 
   /** An attempt of a claimed job whose code is still sealed in the row. */
   async function attemptClaimed(job: jobs.DeliveryJobRow, token: string): Promise<void> {
-    const code = unseal(jobKey, job.verification_id, job.sealed_code);
+    const code = unsealWithAny(jobKeys, job.verification_id, job.sealed_code)?.plain;
     if (code === undefined) {
       const row = await repo.findVerification(db, job.workspace_id, job.verification_id);
       await giveUp(

@@ -5,7 +5,8 @@
 // rejected, no longer wanted, or out of time; its row (and the sealed code in it) is then deleted.
 import type { Clock } from '../clock.js';
 import { newToken } from '../ids.js';
-import { seal } from '../sealing.js';
+import { type ResealTally, resealAll, seal } from '../sealing.js';
+import type { KeyRing } from '../secret.js';
 import type { Store } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
 import type { CarrierChannels } from '../workspaces/channels.js';
@@ -24,8 +25,8 @@ export interface DispatcherDeps {
   store: Store;
   clock: Clock;
   providers: ProviderRouter;
-  /** deriveKey(secret, 'delivery-jobs'): seals the code inside the job. */
-  jobKey: Buffer;
+  /** deriveKeys(secrets, 'delivery-jobs'): the current key seals the code inside the job; any opens it. */
+  jobKeys: KeyRing;
   /** The longest one hand-over can take (the carrier adapters' timeout); the lease outlasts it. */
   carrierTimeoutMs: number;
   /** Jitter source; tests pin it. */
@@ -43,7 +44,7 @@ export interface NewJob {
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
-  const { store, clock, jobKey } = deps;
+  const { store, clock, jobKeys } = deps;
   const { db } = store;
   const leaseMs = leaseMsFor(deps.carrierTimeoutMs);
   const warn =
@@ -53,7 +54,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     db,
     clock,
     providers: deps.providers,
-    jobKey,
+    jobKeys,
     random: deps.random ?? Math.random,
     warn,
     carrierTypes: deps.carrierTypes,
@@ -104,7 +105,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         row: {
           verification_id: verification.id,
           workspace_id: verification.workspace_id,
-          sealed_code: seal(jobKey, verification.id, code),
+          sealed_code: seal(jobKeys[0], verification.id, code),
           attempts: 0,
           next_attempt_at: now,
           lease_until: now + leaseMs,
@@ -133,6 +134,19 @@ export function createDispatcher(deps: DispatcherDeps) {
      * it claimed. With wait: false it returns once they are claimed, their attempts going on in the background.
      */
     runDue,
+
+    /**
+     * Every job's sealed code against the key ring; with `write`, those only the previous secret opens are sealed
+     * again under the current one (`secret reseal`). Leases are left alone: an attempt under way goes on.
+     */
+    async resealCodes(write: boolean): Promise<ResealTally> {
+      const rows = await jobs.listSealedCodes(db);
+      return resealAll(
+        jobKeys,
+        rows,
+        write ? (id, from, to) => jobs.replaceSealedCode(db, id, from, to) : undefined,
+      );
+    },
 
     /** Deletes the jobs of codes nobody wants any more (the sweeper's part); how many. */
     dropUnwanted: () => jobs.deleteUnwantedJobs(db),

@@ -18,6 +18,31 @@ export function findJob(db: Db, verificationId: string): Promise<DeliveryJobRow 
     .executeTakeFirst();
 }
 
+/** Every job's sealed code, by verification id (`secret reseal`; jobs live only until their hand-over). */
+export async function listSealedCodes(db: Db): Promise<{ owner: string; sealed: string }[]> {
+  return db
+    .selectFrom('delivery_jobs')
+    .select(['verification_id as owner', 'sealed_code as sealed'])
+    .orderBy('verification_id')
+    .execute();
+}
+
+/** Swaps a job's sealed code if it is still `from`; false when the job is gone or was changed meanwhile. */
+export async function replaceSealedCode(
+  db: Db,
+  verificationId: string,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('delivery_jobs')
+    .set({ sealed_code: to })
+    .where('verification_id', '=', verificationId)
+    .where('sealed_code', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Whether any job is due and free: a read, so an idle poll takes no write lock. */
 export async function anyDue(db: Db, now: number): Promise<boolean> {
   const row = await db

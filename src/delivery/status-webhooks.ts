@@ -2,10 +2,12 @@
 // webhook. No API key: each request must carry the carrier's signature under that account's own secret,
 // checked over the body exactly as received. Unknown account (or one of another type) -> 404; unsigned,
 // tampered, stale or wrongly keyed -> 403, logged, nothing changes (an unsigned callback of a carrier that may
-// send genuine ones unsigned gets 503 instead, so the carrier sends it again). Every signed request is answered
-// 204, whatever it reports, so the carrier stops retrying.
+// send genuine ones unsigned gets 503 instead, so the carrier sends it again; so does a callback for an account
+// whose credentials this server's secret cannot open). Every signed request is answered 204, whatever it
+// reports, so the carrier stops retrying.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { CarrierService } from '../carrier-accounts/service.js';
+import { CredentialsUnreadableError } from '../carrier-accounts/credentials.js';
+import type { CarrierAccount, CarrierService } from '../carrier-accounts/service.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AnyCarrier, CarrierWebhook, WebhookRequest } from './carriers/descriptor.js';
@@ -53,6 +55,28 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
     if (carrier.webhook) route(app, carrier, carrier.webhook);
   }
 
+  /**
+   * The account, or undefined. Credentials this process's secret cannot open (the secret changed, or another
+   * process sealed them with its own) leave the signature uncheckable: 503, logged, so the carrier sends the
+   * callback again, and it is applied once the secret is put right.
+   */
+  async function readAccount(
+    id: string,
+    warn: (reason: string) => void,
+  ): Promise<CarrierAccount | undefined> {
+    try {
+      return await services.carriers.getAccount(id);
+    } catch (err) {
+      if (!(err instanceof CredentialsUnreadableError)) throw err;
+      warn(
+        "the account's credentials do not open with this server's secret (see PHONE_VERIFY_PREVIOUS_SECRET)",
+      );
+      throw new AppError('unavailable', 'This callback cannot be checked right now; send it again later.', {
+        retry_after: 60,
+      });
+    }
+  }
+
   function route(scope: FastifyInstance, carrier: AnyCarrier, webhook: CarrierWebhook<unknown>): void {
     const { type, label } = carrier;
     scope.post<{ Params: { accountId: string }; Body: string | undefined }>(
@@ -60,7 +84,9 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
       { schema: ROUTE_SCHEMA, bodyLimit: WEBHOOK_BODY_LIMIT_BYTES },
       async (request, reply) => {
         const { accountId } = request.params;
-        const account = await services.carriers.getAccount(accountId);
+        const account = await readAccount(accountId, (reason) =>
+          request.log.warn({ carrier: type, accountId }, `carrier callback refused for now: ${reason}`),
+        );
         if (account?.type !== type) {
           throw new AppError('not_found', `No ${label} account ${accountId}.`);
         }

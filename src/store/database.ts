@@ -30,6 +30,8 @@ export interface Store {
   serveInBackground(): void;
   /** Where local state (the generated secret) is kept. */
   readonly dataDir: string;
+  /** Files or folders of the store that could not be made owner-only (not the process's own): for the log. */
+  readonly warnings: readonly string[];
   /** Ready to serve: the database answers and every migration is applied. Throws otherwise. */
   checkReady(): Promise<void>;
   close(): Promise<void>;
@@ -82,6 +84,7 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     reader: Kysely<Database>;
     committed(): Promise<void> | undefined;
     checkpointInBackground(): void;
+    warnings: readonly string[];
   };
   let close: () => Promise<void>;
   if (dialect === 'sqlite') {
@@ -96,7 +99,7 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
       await db.destroy();
       throw err;
     }
-    opened = { db, reader: db, committed: () => undefined, checkpointInBackground: () => {} };
+    opened = { db, reader: db, committed: () => undefined, checkpointInBackground: () => {}, warnings: [] };
     close = () => db.destroy();
   }
   const { db, reader } = opened;
@@ -105,6 +108,7 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     reader,
     dialect,
     dataDir,
+    warnings: opened.warnings,
     committed: () => opened.committed(),
     serveInBackground: () => opened.checkpointInBackground(),
     async checkReady() {

@@ -3,10 +3,11 @@
 // a second connection to the same file in the same process would wait for that lock synchronously, blocking
 // the very event loop that would release it. So every store a process opens on one file shares its connection
 // (counted; the last to close closes it), and the file is migrated once, by the first.
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteAdapter, SqliteDialect, sql } from 'kysely';
+import { createPrivateFile, makePrivateDir, makePrivateFile } from '../private-files.js';
+import { SECRET_FILE } from '../secret.js';
 import { migrateToLatest } from './migrate.js';
 import { IMMEDIATE, type ImmediateRunner } from './prepared.js';
 import { openSqliteReader } from './read-worker.js';
@@ -57,6 +58,8 @@ export interface SqliteFile {
   checkpointInBackground(): void;
   /** This user is done with the file; the last one closes it. */
   release(): Promise<void>;
+  /** What could not be made private at open (files or a directory the process does not own), for the log. */
+  readonly warnings: readonly string[];
 }
 
 interface Shared {
@@ -66,6 +69,7 @@ interface Shared {
   checkpointEvery(ms: number): void;
   driver: GroupCommitSqliteDriver;
   users: number;
+  warnings: string[];
 }
 
 const openFiles = new Map<string, Shared>();
@@ -73,8 +77,23 @@ const openFiles = new Map<string, Shared>();
 /** How often a serving process copies the log back into the database, off its serving thread. */
 const BACKGROUND_CHECKPOINT_MS = 250;
 
-function connect(path: string, memory: boolean): SQLite.Database {
-  if (!memory) mkdirSync(dirname(path), { recursive: true });
+/** The files SQLite keeps beside the database: made owner-only before it writes them. */
+const COMPANIONS = ['-wal', '-shm', '-journal'];
+
+/**
+ * The folder owner-only, the file created 0600 before SQLite opens it: SQLite gives the -wal, -shm and -journal
+ * files it creates later the database file's own mode, so they are 0600 too, whatever the umask. Those left by
+ * an earlier, laxer install are tightened here.
+ */
+function makeFilesPrivate(path: string, warnings: string[]): void {
+  const base = basename(path);
+  makePrivateDir(dirname(path), [base, ...COMPANIONS.map((s) => base + s), SECRET_FILE], warnings);
+  createPrivateFile(path, warnings);
+  for (const suffix of COMPANIONS) makePrivateFile(path + suffix, warnings);
+}
+
+function connect(path: string, memory: boolean, warnings: string[]): SQLite.Database {
+  if (!memory) makeFilesPrivate(path, warnings);
   const sqlite = new SQLite(memory ? ':memory:' : path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -90,7 +109,8 @@ function connect(path: string, memory: boolean): SQLite.Database {
 }
 
 function open(path: string, memory: boolean): Shared {
-  const driver = new GroupCommitSqliteDriver(cacheSqliteStatements(connect(path, memory)));
+  const warnings: string[] = [];
+  const driver = new GroupCommitSqliteDriver(cacheSqliteStatements(connect(path, memory, warnings)));
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(driver) });
   const committed = () => driver.committed();
   const reader = memory ? undefined : openSqliteReader(path, committed);
@@ -100,6 +120,7 @@ function open(path: string, memory: boolean): Shared {
     reader: reader?.db ?? db,
     checkpointEvery: (ms) => reader?.checkpointEvery(ms),
     users: 0,
+    warnings,
     ready: migrateToLatest(db).then(() => driver.startGrouping()),
   };
   return shared;
@@ -143,5 +164,6 @@ export async function attachSqlite(target: string): Promise<SqliteFile> {
     committed: () => file.driver.committed(),
     checkpointInBackground: () => file.checkpointEvery(BACKGROUND_CHECKPOINT_MS),
     release,
+    warnings: file.warnings,
   };
 }

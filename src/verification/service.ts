@@ -6,6 +6,7 @@ import { insertJob } from '../delivery/jobs.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
+import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
@@ -30,7 +31,8 @@ export interface VerificationRecord {
 export interface VerificationDeps {
   db: Db;
   clock: Clock;
-  codeKey: Buffer;
+  /** deriveKeys(secrets, 'code-hash'): the current key hashes new codes; every key checks. */
+  codeKeys: KeyRing;
   dispatcher: Dispatcher;
   /** How long a send waits for its first hand-over before answering (DELIVERY_WAIT_MS). */
   deliveryWaitMs: number;
@@ -61,7 +63,7 @@ async function waitAtMost<T>(work: Promise<T>, ms: number): Promise<T | undefine
 }
 
 export function createVerificationService(deps: VerificationDeps) {
-  const { db, clock, codeKey, dispatcher, deliveryWaitMs } = deps;
+  const { db, clock, codeKeys, dispatcher, deliveryWaitMs } = deps;
   const timeline = createTimeline({ db, clock, warn: deps.warn });
 
   async function requireVerification(workspaceId: string, id: string): Promise<repo.VerificationRow> {
@@ -143,7 +145,7 @@ export function createVerificationService(deps: VerificationDeps) {
         error_message: null,
         seq: 0,
       };
-      row.code_hash = hashCode(codeKey, row.id, code);
+      row.code_hash = hashCode(codeKeys[0], row.id, code);
       const job = dispatcher.newJob(row, code, now);
 
       // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
@@ -197,7 +199,7 @@ export function createVerificationService(deps: VerificationDeps) {
 
       row = await settled(row);
       if (row.status !== 'pending') return presentCheck(row);
-      const correct = codeMatches(codeKey, row.id, code, row.code_hash);
+      const correct = codeMatches(codeKeys, row.id, code, row.code_hash);
       // The attempt and its timeline events commit together: one commit a check.
       const after = await db.transaction().execute(async (tx) => {
         const spent = await repo.spendAttempt(tx, row, clock.now(), correct);

@@ -7,10 +7,11 @@ import {
   decryptCredentials,
   encryptCredentials,
 } from '../../src/carrier-accounts/credentials.js';
-import { deriveKey } from '../../src/secret.js';
+import { deriveKey, deriveKeys, type KeyRing } from '../../src/secret.js';
 import { TEST_SECRET } from '../helpers/app.js';
 
-const key = deriveKey(TEST_SECRET, 'credentials');
+const key: KeyRing = [deriveKey(TEST_SECRET, 'credentials')];
+const OTHER_SECRET = 'another-secret-another-secret-another-secret';
 const credentials = { accountSid: 'AC0123456789abcdef0123456789abcdef', authToken: 'auth-token-very-secret' };
 
 describe('carrier credentials at rest', () => {
@@ -58,7 +59,16 @@ describe('carrier credentials at rest', () => {
 
   test('another server secret cannot open it', () => {
     const sealed = encryptCredentials(key, 'car_one', credentials);
-    const other = deriveKey('another-secret-another-secret-another-secret', 'credentials');
+    const other = deriveKeys({ current: OTHER_SECRET }, 'credentials');
     assert.throws(() => decryptCredentials(other, 'car_one', sealed), CredentialsUnreadableError);
+  });
+
+  test('with the old secret as the previous one, what it sealed still opens; new seals use the current one', () => {
+    const sealed = encryptCredentials(key, 'car_one', credentials);
+    const rotated = deriveKeys({ current: OTHER_SECRET, previous: TEST_SECRET }, 'credentials');
+    assert.deepEqual(decryptCredentials(rotated, 'car_one', sealed), credentials);
+    const resealed = encryptCredentials(rotated, 'car_one', credentials);
+    assert.deepEqual(decryptCredentials([rotated[0]], 'car_one', resealed), credentials);
+    assert.throws(() => decryptCredentials(key, 'car_one', resealed), CredentialsUnreadableError);
   });
 });

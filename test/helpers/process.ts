@@ -68,3 +68,32 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     },
   };
 }
+
+/**
+ * Runs `phone-verify serve --json`, expecting it to refuse to start: its exit status and output. A server that
+ * starts instead (its JSON line arrives) is stopped at once and reported with `started: true`, so a test of a
+ * refusal fails rather than hangs.
+ */
+export async function serveExpectingRefusal(
+  env: Record<string, string>,
+): Promise<CliResult & { started: boolean }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--json'], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let started = false;
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  child.stdout?.on('data', (d) => {
+    stdout += d;
+    if (!started && stdout.includes('\n')) {
+      started = true;
+      child.kill('SIGTERM');
+    }
+  });
+  const [status] = (await once(child, 'close')) as [number | null];
+  return { status, stdout, stderr, started };
+}

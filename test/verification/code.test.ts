@@ -106,35 +106,44 @@ describe('hashCode / codeMatches (decision: only a keyed hash, bound to the veri
 
   test('the correct code matches', () => {
     for (const code of ['0000', '012345', '99999999']) {
-      assert.equal(codeMatches(key, id, code, hashCode(key, id, code)), true, code);
+      assert.equal(codeMatches([key], id, code, hashCode(key, id, code)), true, code);
     }
   });
 
   test('a wrong code does not match, also one differing only in a leading zero', () => {
     const stored = hashCode(key, id, '012345');
     for (const code of ['012346', '12345', '0012345', '112345', '']) {
-      assert.equal(codeMatches(key, id, code, stored), false, code);
+      assert.equal(codeMatches([key], id, code, stored), false, code);
     }
   });
 
   test('the hash is bound to the verification id: the same code under another id does not match', () => {
     const otherId = 'ver_BBBBBBBBBBBBBBBBBBBBBBBB';
     assert.notEqual(hashCode(key, id, '123456'), hashCode(key, otherId, '123456'));
-    assert.equal(codeMatches(key, otherId, '123456', hashCode(key, id, '123456')), false);
-    assert.equal(codeMatches(key, id, '123456', hashCode(key, otherId, '123456')), false);
+    assert.equal(codeMatches([key], otherId, '123456', hashCode(key, id, '123456')), false);
+    assert.equal(codeMatches([key], id, '123456', hashCode(key, otherId, '123456')), false);
   });
 
   test('the hash is bound to the key: another key neither produces nor matches it', () => {
     const otherKey = randomBytes(32);
     assert.notEqual(hashCode(key, id, '123456'), hashCode(otherKey, id, '123456'));
-    assert.equal(codeMatches(otherKey, id, '123456', hashCode(key, id, '123456')), false);
+    assert.equal(codeMatches([otherKey], id, '123456', hashCode(key, id, '123456')), false);
+  });
+
+  test('with a previous key in the ring, a code hashed under either key matches; under neither, it does not', () => {
+    const previous = randomBytes(32);
+    const ring = [key, previous] as const;
+    assert.equal(codeMatches(ring, id, '123456', hashCode(previous, id, '123456')), true);
+    assert.equal(codeMatches(ring, id, '123456', hashCode(key, id, '123456')), true);
+    assert.equal(codeMatches(ring, id, '123457', hashCode(previous, id, '123456')), false);
+    assert.equal(codeMatches(ring, id, '123456', hashCode(randomBytes(32), id, '123456')), false);
   });
 
   test('constant-time compare returns false (does not throw) for a stored hash of the wrong length', () => {
     const stored = hashCode(key, id, '123456');
     for (const wrong of [stored.slice(0, 62), stored.slice(0, 32), `${stored}00`, '', 'zz']) {
-      assert.doesNotThrow(() => codeMatches(key, id, '123456', wrong));
-      assert.equal(codeMatches(key, id, '123456', wrong), false, JSON.stringify(wrong));
+      assert.doesNotThrow(() => codeMatches([key], id, '123456', wrong));
+      assert.equal(codeMatches([key], id, '123456', wrong), false, JSON.stringify(wrong));
     }
   });
 });
