@@ -9,6 +9,7 @@ import { apiDocs } from './http/api-docs.js';
 import { healthRoutes } from './http/health.js';
 import { registerProblemHandling } from './http/problem.js';
 import { OneLineRequestLog } from './http/request-log.js';
+import { refuseUnsafeText } from './http/safe-text.js';
 import { newId } from './ids.js';
 import { authenticateRequests } from './keys/auth-hook.js';
 import { KEY_PREFIX } from './keys/key-format.js';
@@ -71,6 +72,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     else commit.then(() => done(null, payload), done);
   });
   registerProblemHandling(app);
+  // Before any route is registered, so that every route (API, webhooks, dashboard) inherits it.
+  refuseUnsafeText(app);
 
   // Graceful shutdown: once closing starts, new requests (on kept-alive connections) get 503 while in-flight
   // requests finish.

@@ -1,0 +1,50 @@
+// Text the service can store, checked once where it enters. Two kinds of string are refused: with NUL (U+0000),
+// which PostgreSQL's text types cannot hold (it fails the whole statement: a 500 for any id or field that reached
+// a query), and with an unpaired surrogate, which is not Unicode (JSON's "\ud800" parses to one) and so has no
+// UTF-8: the drivers would store U+FFFD in its place, and a key or id read back would not be what was sent.
+// One hook on every route (the API, the webhooks, the dashboard) looks at every string of the path parameters,
+// the query and the body, object keys included, before validation, so no route, schema or form can forget it.
+import type { FastifyInstance } from 'fastify';
+import { invalidField } from '../errors.js';
+
+export const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired surrogates';
+
+export function isSafeText(text: string): boolean {
+  return text.isWellFormed() && !text.includes('\u0000');
+}
+
+/**
+ * Where the first unsafe string in `value` is: its dotted path ('metadata.tags.0'; a key counts as its object's
+ * path, '' is `value` itself), or undefined when every string is safe. A loop, not recursion: a 16 KiB JSON body
+ * can nest thousands of levels deep, past the call stack.
+ */
+export function unsafeTextPath(value: unknown): string | undefined {
+  const pending: { value: unknown; path: string }[] = [{ value, path: '' }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value === 'string') {
+      if (!isSafeText(next.value)) return next.path;
+    } else if (typeof next.value === 'object' && next.value !== null) {
+      for (const [key, inner] of Object.entries(next.value)) {
+        if (!isSafeText(key)) return next.path;
+        pending.push({ value: inner, path: next.path === '' ? key : `${next.path}.${key}` });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Refuses unsafe text anywhere in a request's input with a 400 invalid_request naming the field. */
+export function refuseUnsafeText(app: FastifyInstance): void {
+  app.addHook('preValidation', (request, _reply, done) => {
+    const parts = [
+      ['params', request.params],
+      ['querystring', request.query],
+      ['body', request.body],
+    ] as const;
+    for (const [part, value] of parts) {
+      const path = unsafeTextPath(value);
+      if (path !== undefined) return done(invalidField(path || part, UNSAFE_TEXT_MESSAGE));
+    }
+    done();
+  });
+}
