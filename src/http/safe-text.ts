@@ -3,9 +3,10 @@
 // a query), and with an unpaired surrogate, which is not Unicode (JSON's "\ud800" parses to one) and so has no
 // UTF-8: the drivers would store U+FFFD in its place, and a key or id read back would not be what was sent.
 // One hook on every route (the API, the webhooks, the dashboard) looks at every string of the path parameters,
-// the query and the body, object keys included, before validation, so no route, schema or form can forget it.
+// the query and the body, object keys included, before validation, so no route, schema or form can forget it;
+// nothing refused here reaches a query.
 import type { FastifyInstance } from 'fastify';
-import { invalidField } from '../errors.js';
+import { AppError, invalidField } from '../errors.js';
 
 export const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired surrogates';
 
@@ -33,18 +34,19 @@ export function unsafeTextPath(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Refuses unsafe text anywhere in a request's input with a 400 invalid_request naming the field. */
+/**
+ * Refuses unsafe text anywhere in a request's input. In the path it is a 404 not_found, as for any id that is not
+ * id-shaped: no resource is named so. In the query or the body it is a 400 invalid_request naming the field.
+ */
 export function refuseUnsafeText(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
-    const parts = [
-      ['params', request.params],
-      ['querystring', request.query],
-      ['body', request.body],
-    ] as const;
-    for (const [part, value] of parts) {
-      const path = unsafeTextPath(value);
-      if (path !== undefined) return done(invalidField(path || part, UNSAFE_TEXT_MESSAGE));
+    if (unsafeTextPath(request.params) !== undefined) {
+      return done(new AppError('not_found', 'Not found: no id holds NUL characters or unpaired surrogates.'));
     }
+    const query = unsafeTextPath(request.query);
+    if (query !== undefined) return done(invalidField(query || 'querystring', UNSAFE_TEXT_MESSAGE));
+    const body = unsafeTextPath(request.body);
+    if (body !== undefined) return done(invalidField(body || 'body', UNSAFE_TEXT_MESSAGE));
     done();
   });
 }

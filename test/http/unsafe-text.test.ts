@@ -1,6 +1,7 @@
 // Issue 11, item 3: text PostgreSQL cannot store (NUL, U+0000) or that is not Unicode (a lone surrogate) is
-// refused where it enters the service, with a 400, on every route: the API's ids and bodies, the webhook paths
-// and the dashboard's forms, paths, queries and cookies. Before the fix PostgreSQL answered these with 500.
+// refused where it enters the service, on every route: in a path it names nothing (404, like any id that is not
+// id-shaped); in a query or body it is a 400 naming the field. The API's ids and bodies, the webhook paths and
+// the dashboard's forms, paths and queries. Before the fix PostgreSQL answered most of these with 500.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
@@ -20,9 +21,16 @@ function assertRefused(res: LightMyRequestResponse, field: string): void {
   );
 }
 
-/** The dashboard's own error page, under 400, saying what was wrong. */
-function assertRefusedPage(res: LightMyRequestResponse): void {
-  assert.equal(res.statusCode, 400, res.body.slice(0, 500));
+/** A 404 not_found problem: a path id with such text names nothing. */
+function assertNotFound(res: LightMyRequestResponse): void {
+  assert.equal(res.statusCode, 404, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  assert.equal(json<Problem>(res).code, 'not_found');
+}
+
+/** The dashboard's own error page, under `status`, saying what was wrong. */
+function assertRefusedPage(res: LightMyRequestResponse, status = 400): void {
+  assert.equal(res.statusCode, status, res.body.slice(0, 500));
   assert.match(String(res.headers['content-type']), /^text\/html/);
   assert.match(res.body, /NUL characters or unpaired surrogates/);
 }
@@ -45,9 +53,14 @@ describe('text the store cannot hold is refused at the door', () => {
   after(() => t.close());
 
   describe('the API', () => {
-    test('a verification id with NUL in the path: read and cancel', async () => {
-      assertRefused(await api.get('ver_%00x'), 'id');
-      assertRefused(await api.cancel('ver_%00x'), 'id');
+    test('a verification id with NUL in the path: read and cancel find nothing', async () => {
+      assertNotFound(await api.get('ver_%00x'));
+      assertNotFound(await api.cancel('ver_%00x'));
+    });
+
+    test('NUL in a query string', async () => {
+      const headers = { authorization: `Bearer ${key}` };
+      assertRefused(await t.app.inject({ method: 'GET', url: '/v1/ping?x=%00', headers }), 'x');
     });
 
     test('a verification id with NUL in the check body', async () => {
@@ -74,14 +87,14 @@ describe('text the store cannot hold is refused at the door', () => {
     });
   });
 
-  test('a carrier webhook with NUL in the account id (no signature needed to reach it)', async () => {
+  test('a carrier webhook with NUL in the account id (no signature needed to reach it) finds nothing', async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/webhooks/twilio/car_%00',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'MessageSid=SM1&MessageStatus=delivered',
     });
-    assertRefused(res, 'accountId');
+    assertNotFound(res);
   });
 
   describe('the dashboard', () => {
@@ -98,9 +111,10 @@ describe('text the store cannot hold is refused at the door', () => {
 
     test('number forms: NUL in the id of the path and in the fields', async () => {
       await browser.get('/dashboard/settings');
-      assertRefusedPage(await browser.post('/dashboard/settings/numbers/%00/remove', {}));
+      assertRefusedPage(await browser.post('/dashboard/settings/numbers/%00/remove', {}), 404);
       assertRefusedPage(
         await browser.post('/dashboard/settings/numbers/%00/carrier', { carrier_id: 'none' }),
+        404,
       );
       assertRefusedPage(
         await browser.post('/dashboard/settings/numbers', {
@@ -112,7 +126,7 @@ describe('text the store cannot hold is refused at the door', () => {
 
     test('key forms: NUL in the id to revoke and in the new key’s name', async () => {
       await browser.get('/dashboard/settings/security/api-keys');
-      assertRefusedPage(await browser.post('/dashboard/settings/security/api-keys/%00/revoke', {}));
+      assertRefusedPage(await browser.post('/dashboard/settings/security/api-keys/%00/revoke', {}), 404);
       assertRefusedPage(
         await browser.post('/dashboard/settings/security/api-keys', { name: 'k\u0000', scopes: 'otp' }),
       );
@@ -120,8 +134,8 @@ describe('text the store cannot hold is refused at the door', () => {
 
     test('carrier and verification pages: NUL in the id of the path, and in a query', async () => {
       await browser.get('/dashboard/carriers');
-      assertRefusedPage(await browser.post('/dashboard/carriers/car_%00/remove', {}));
-      assertRefusedPage(await browser.get('/dashboard/verifications/ver_%00'));
+      assertRefusedPage(await browser.post('/dashboard/carriers/car_%00/remove', {}), 404);
+      assertRefusedPage(await browser.get('/dashboard/verifications/ver_%00'), 404);
       assertRefusedPage(await browser.get('/dashboard/verifications?phone=%00'));
       assertRefusedPage(await browser.get('/dashboard/inbox?to=%00'));
     });
