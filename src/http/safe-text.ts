@@ -34,16 +34,27 @@ export function unsafeTextPath(value: unknown): string | undefined {
   return undefined;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route reads its query tolerantly: the dashboard's filters and search box keep only what they can use
+     * (digits, names from a fixed list) and show the rest back escaped, so nothing typed there reaches a statement.
+     */
+    tolerantQuery?: boolean;
+  }
+}
+
 /**
  * Refuses unsafe text anywhere in a request's input. In the path it is a 404 not_found, as for any id that is not
- * id-shaped: no resource is named so. In the query or the body it is a 400 invalid_request naming the field.
+ * id-shaped: no resource is named so. In the query (unless the route reads it tolerantly) or the body it is a 400
+ * invalid_request naming the field.
  */
 export function refuseUnsafeText(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
     if (unsafeTextPath(request.params) !== undefined) {
       return done(new AppError('not_found', 'Not found: no id holds NUL characters or unpaired surrogates.'));
     }
-    const query = unsafeTextPath(request.query);
+    const query = request.routeOptions.config.tolerantQuery ? undefined : unsafeTextPath(request.query);
     if (query !== undefined) return done(invalidField(query || 'querystring', UNSAFE_TEXT_MESSAGE));
     const body = unsafeTextPath(request.body);
     if (body !== undefined) return done(invalidField(body || 'body', UNSAFE_TEXT_MESSAGE));

@@ -132,12 +132,13 @@ describe('text the store cannot hold is refused at the door', () => {
       );
     });
 
-    test('carrier and verification pages: NUL in the id of the path, and in a query', async () => {
+    test('carrier and verification pages: NUL in the id of the path; in a filter, shown back', async () => {
       await browser.get('/dashboard/carriers');
       assertRefusedPage(await browser.post('/dashboard/carriers/car_%00/remove', {}), 404);
       assertRefusedPage(await browser.get('/dashboard/verifications/ver_%00'), 404);
-      assertRefusedPage(await browser.get('/dashboard/verifications?phone=%00'));
-      assertRefusedPage(await browser.get('/dashboard/inbox?to=%00'));
+      // The console's filters are read tolerantly (issue 10): only digits are searched for, the rest is shown back.
+      assert.equal((await browser.get('/dashboard/verifications?phone=%00156')).statusCode, 200);
+      assert.equal((await browser.get('/dashboard/inbox?to=%00156')).statusCode, 200);
     });
 
     test('the dashboard still works after', async () => {
