@@ -3,8 +3,8 @@
 // a query), and with an unpaired surrogate, which is not Unicode (JSON's "\ud800" parses to one) and so has no
 // UTF-8: the drivers would store U+FFFD in its place, and a key or id read back would not be what was sent.
 // One hook on every route (the API, the webhooks, the dashboard) looks at every string of the path parameters,
-// the query and the body, object keys included, before validation, so no route, schema or form can forget it;
-// nothing refused here reaches a query.
+// the query (unless the route reads it tolerantly: the dashboard's filters) and the body, object keys included,
+// before validation, so no route, schema or form can forget it; nothing refused here reaches a statement.
 import type { FastifyInstance } from 'fastify';
 import { AppError, invalidField } from '../errors.js';
 
