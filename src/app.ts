@@ -7,8 +7,9 @@ import { webhookRoutes } from './delivery/status-webhooks.js';
 import { AppError } from './errors.js';
 import { apiDocs } from './http/api-docs.js';
 import { healthRoutes } from './http/health.js';
-import { registerProblemHandling } from './http/problem.js';
+import { answerFrameworkError, registerProblemHandling } from './http/problem.js';
 import { OneLineRequestLog } from './http/request-log.js';
+import { refuseUnsafeText } from './http/safe-text.js';
 import { newId } from './ids.js';
 import { authenticateRequests } from './keys/auth-hook.js';
 import { KEY_PREFIX } from './keys/key-format.js';
@@ -55,6 +56,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     // Closing is answered by our own hook below, as a problem body with Retry-After.
     return503OnClosing: false,
+    // A URL the router cannot decode, or a path parameter past its limit: problem bodies, not Fastify's own.
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // JSON is the only body format: anything else is a 415, never a 400 or a silent parse.
@@ -71,6 +74,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     else commit.then(() => done(null, payload), done);
   });
   registerProblemHandling(app);
+  // Before any route is registered, so that every route (API, webhooks, dashboard) inherits it.
+  refuseUnsafeText(app);
 
   // Graceful shutdown: once closing starts, new requests (on kept-alive connections) get 503 while in-flight
   // requests finish.

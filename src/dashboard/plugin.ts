@@ -30,9 +30,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export async function dashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { services } = options;
-  // The console is not part of the public API description.
+  // The console is not part of the public API description. Its queries are filters, read tolerantly (issue 10:
+  // whatever is typed in a search box is shown back, never a 400); its paths and forms keep the rule for text.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
+    route.config = { ...route.config, tolerantQuery: true };
   });
   // Defaults for every cookie set or cleared here (session, CSRF secret, flash): clearing one must repeat
   // the attributes it was set with, or a browser may keep the Secure original.

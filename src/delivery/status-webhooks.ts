@@ -10,6 +10,7 @@ import { CredentialsUnreadableError } from '../carrier-accounts/credentials.js';
 import type { CarrierAccount, CarrierService } from '../carrier-accounts/service.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
+import { unsafeTextPath } from '../http/safe-text.js';
 import type { AnyCarrier, CarrierWebhook, WebhookRequest } from './carriers/descriptor.js';
 import type { CarrierStatusReports } from './reports.js';
 
@@ -111,11 +112,12 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, opt
         }
         const report = webhook.parse(rawBody);
         if (report) {
-          const outcome = await statusReports.apply({
-            workspaceId: account.workspaceId,
-            carrier: label,
-            report,
-          });
+          // Text the store cannot hold (http/safe-text.ts) names no delivery of ours: like an unknown id, it is
+          // acknowledged and changes nothing (PostgreSQL would fail the look-up, and the carrier retry it).
+          const outcome =
+            unsafeTextPath(report) === undefined
+              ? await statusReports.apply({ workspaceId: account.workspaceId, carrier: label, report })
+              : 'unknown_verification';
           request.log.info(
             { carrier: type, accountId, providerId: report.providerId, state: report.state, outcome },
             'carrier status report',

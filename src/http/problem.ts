@@ -94,6 +94,14 @@ function toAppError(error: FastifyError): AppError {
       return new AppError('invalid_request', 'The JSON body is empty.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('invalid_request', 'The body is not valid JSON.');
+    case 'FST_ERR_BAD_URL':
+      return new AppError(
+        'invalid_request',
+        'The URL cannot be read: a % not followed by two hex digits, or percent-encoded bytes that are not UTF-8.',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // No id is that long, so nothing is there (the router's own answer would be a bare 414).
+      return new AppError('not_found', 'Not found: a path segment over 100 characters names nothing here.');
   }
   if (error instanceof SyntaxError || error.statusCode === 400) {
     return new AppError('invalid_request', 'The request could not be read: malformed body or headers.');
@@ -110,6 +118,19 @@ function toAppError(error: FastifyError): AppError {
     'internal_error',
     'Something went wrong on our side. The request id identifies it in our logs.',
   );
+}
+
+/**
+ * Fastify's `frameworkErrors`: what the router refuses before any route or hook runs (a URL it cannot decode, a
+ * path parameter past its length limit) is a problem body too, with the request id every answer carries.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  reply.header('x-request-id', request.id);
+  sendProblem(reply, toAppError(error));
 }
 
 export function registerProblemHandling(app: FastifyInstance): void {

@@ -20,7 +20,7 @@ export const pingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Free and without side effects: the first request to make, to tell key problems from delivery problems.',
         tags: ['Keys'],
-        response: { 200: PingResult, ...errorResponses(401, 429) },
+        response: { 200: PingResult, ...errorResponses(400, 401, 429) },
       },
     },
     async (request) => {

@@ -283,6 +283,19 @@ describe('carrier status callbacks', () => {
         assert.deepEqual(await row(v.id), { status: 'pending', error_code: null, error_message: null });
       });
 
+      test('a signed report naming a delivery with NUL in its id: acknowledged (204), nothing changes', async () => {
+        // No verification can have such an id (PostgreSQL cannot even look one up): the report is about
+        // nothing of ours, like one with an unknown id, and the carrier need not send it again.
+        const ws = await workspaceWith(carrier);
+        const providerId = `${carrier.type}-${randomUUID()}`;
+        const v = await pending(ws, providerId);
+        for (const odd of [`${providerId}\u0000`, `${providerId}\ud800`]) {
+          const res = await send(ws.accountId, carrier.failed(odd));
+          assert.equal(res.statusCode, 204, res.body);
+        }
+        assert.deepEqual(await row(v.id), { status: 'pending', error_code: null, error_message: null });
+      });
+
       test('an unknown account, or an account of another carrier: 404', async () => {
         const ws = await workspaceWith(carrier);
         const failed = carrier.failed('whatever');

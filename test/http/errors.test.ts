@@ -433,6 +433,20 @@ describe('api-decisions: errors and wire format', () => {
       }
     });
 
+    test('an id past the router’s 100 characters is 404 not_found too, as a problem', async () => {
+      assertProblem(await api.get(`ver_${'0'.repeat(120)}`), 404, 'not_found');
+      assertProblem(await api.cancel(`ver_${'0'.repeat(120)}`), 404, 'not_found');
+    });
+
+    test('a URL that cannot be decoded (a stray %, bytes that are not UTF-8) is 400 invalid_request', async () => {
+      for (const id of ['%', '%zz', '%80', '%ED%A0%80', '%C0%80']) {
+        assertProblem(await api.get(id), 400, 'invalid_request');
+        assertProblem(await api.cancel(id), 400, 'invalid_request');
+      }
+      const webhook = await t.app.inject({ method: 'POST', url: '/webhooks/twilio/%80' });
+      assertProblem(webhook, 400, 'invalid_request');
+    });
+
     test('an unknown route under /v1 is 404 not_found', async () => {
       assertProblem(await api.get('ver_1/whatever'), 404, 'not_found');
     });
