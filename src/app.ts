@@ -6,6 +6,7 @@ import { dashboard } from './dashboard/plugin.js';
 import { webhookRoutes } from './delivery/status-webhooks.js';
 import { AppError } from './errors.js';
 import { apiDocs } from './http/api-docs.js';
+import { answerClientError } from './http/client-errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerProblemHandling } from './http/problem.js';
 import { OneLineRequestLog } from './http/request-log.js';
@@ -45,6 +46,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
+    // Unreadable requests: a problem body, and a log line without the request's bytes.
+    clientErrorHandler: answerClientError,
     requestIdHeader: false,
     // From the id generator's pooled randomness: no system call per request.
     genReqId: () => newId('req'),
