@@ -77,12 +77,21 @@ export interface DatabaseOptions {
 
 export class ConfigError extends Error {}
 
+/** A whole number in decimal digits: the schema's conversion alone would read "2.5" as 2 and "0x10" as 16. */
+const WHOLE_NUMBER = /^\s*[+-]?\d+\s*$/;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const known = Object.fromEntries(
     Object.keys(EnvSchema.properties)
       .filter((k) => env[k] !== undefined && env[k] !== '')
       .map((k) => [k, env[k]]),
   );
+  for (const [name, raw] of Object.entries(known)) {
+    const schema = (EnvSchema.properties as Record<string, { type?: unknown }>)[name];
+    if (schema?.type === 'integer' && !WHOLE_NUMBER.test(String(raw))) {
+      throw new ConfigError(`invalid ${name}: must be a whole number`);
+    }
+  }
   const value = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
   if (!Value.Check(EnvSchema, value)) {
     const first = [...Value.Errors(EnvSchema, value)][0];
