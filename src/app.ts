@@ -2,10 +2,17 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.js';
 import { dashboard } from './dashboard/plugin.js';
 import { webhookRoutes } from './delivery/status-webhooks.js';
 import { AppError } from './errors.js';
 import { apiDocs } from './http/api-docs.js';
+import { answerClientError } from './http/client-errors.js';
+import {
+  closeConnectionsWithUnreadBodies,
+  limitConnections,
+  requestTimeoutOptions,
+} from './http/connections.js';
 import { healthRoutes } from './http/health.js';
 import { answerFrameworkError, registerProblemHandling } from './http/problem.js';
 import { OneLineRequestLog } from './http/request-log.js';
@@ -39,6 +46,10 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** NODE_ENV=production: the dashboard warns where numbers have no carrier. */
   production?: boolean;
+  /** REQUEST_TIMEOUT_MS: the time a client has to send a whole request (default 30 s). */
+  requestTimeoutMs?: number;
+  /** MAX_CONNECTIONS: the connections the server holds at most once listening (default: no limit). */
+  maxConnections?: number;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -46,6 +57,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...requestTimeoutOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    // Unreadable and timed-out requests: a problem body, and a log line without the request's bytes.
+    clientErrorHandler: answerClientError,
     requestIdHeader: false,
     // From the id generator's pooled randomness: no system call per request.
     genReqId: () => newId('req'),
@@ -59,6 +73,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A URL the router cannot decode, or a path parameter past its limit: problem bodies, not Fastify's own.
     frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.maxConnections !== undefined) limitConnections(app.server, options.maxConnections, app.log);
+  closeConnectionsWithUnreadBodies(app);
 
   // JSON is the only body format: anything else is a 415, never a 400 or a silent parse.
   app.removeContentTypeParser('text/plain');

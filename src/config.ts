@@ -8,6 +8,7 @@ export const DEFAULT_DELIVERY_WAIT_MS = 3000;
 export const DEFAULT_CARRIER_TIMEOUT_MS = 10_000;
 export const DEFAULT_DATABASE_POOL_MAX = 10;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
@@ -32,6 +33,10 @@ const EnvSchema = Type.Object({
   DELIVERY_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: DEFAULT_DELIVERY_WAIT_MS }),
   DELIVERY_POLL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 500 }),
   CARRIER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: DEFAULT_CARRIER_TIMEOUT_MS }),
+  // At least the second at which requests are checked; at most Node's own default of 5 minutes.
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 300_000, default: DEFAULT_REQUEST_TIMEOUT_MS }),
+  // Unset: derived from the process's descriptor limit (src/http/connections.ts).
+  MAX_CONNECTIONS: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   NODE_ENV: Type.Optional(Type.String()),
 });
 
@@ -50,6 +55,10 @@ export interface Config {
   readonly sweepIntervalMs: number;
   readonly database: DatabaseOptions;
   readonly retentionDays: number;
+  /** How long a client has to send a whole request, headers and body, before its connection is cut. */
+  readonly requestTimeoutMs: number;
+  /** Connections one process holds at most; undefined: derived from its descriptor limit when it serves. */
+  readonly maxConnections: number | undefined;
   readonly delivery: {
     /** How long a send waits for its first hand-over before answering. */
     readonly waitMs: number;
@@ -72,12 +81,21 @@ export interface DatabaseOptions {
 
 export class ConfigError extends Error {}
 
+/** A whole number in decimal digits: the schema's conversion alone would read "2.5" as 2 and "0x10" as 16. */
+const WHOLE_NUMBER = /^\s*[+-]?\d+\s*$/;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const known = Object.fromEntries(
     Object.keys(EnvSchema.properties)
       .filter((k) => env[k] !== undefined && env[k] !== '')
       .map((k) => [k, env[k]]),
   );
+  for (const [name, raw] of Object.entries(known)) {
+    const schema = (EnvSchema.properties as Record<string, { type?: unknown }>)[name];
+    if (schema?.type === 'integer' && !WHOLE_NUMBER.test(String(raw))) {
+      throw new ConfigError(`invalid ${name}: must be a whole number`);
+    }
+  }
   const value = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
   if (!Value.Check(EnvSchema, value)) {
     const first = [...Value.Errors(EnvSchema, value)][0];
@@ -101,6 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     }),
     retentionDays: e.RETENTION_DAYS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    maxConnections: e.MAX_CONNECTIONS,
     delivery: Object.freeze({
       waitMs: e.DELIVERY_WAIT_MS,
       pollMs: e.DELIVERY_POLL_MS,

@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, LOG_REDACT_PATHS } from './app.js';
 import type { Config } from './config.js';
+import { connectionLimit } from './http/connections.js';
 import type { StartCheck } from './secret-rotation.js';
 import { createServices, type Services } from './services.js';
 import { openStore } from './store/database.js';
@@ -52,9 +53,12 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     throw err;
   }
   store.serveInBackground();
+  const connections = connectionLimit(config.maxConnections, config.database.poolMax ?? 0);
   const app = await buildApp({
     services,
     production: config.production,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxConnections: connections.maxConnections,
     logger: {
       level: config.logLevel,
       redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
@@ -63,6 +67,19 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   });
   log = app.log;
   for (const warning of [...services.startupWarnings, ...sealed.warnings]) app.log.warn(warning);
+  app.log.info(
+    {
+      max_connections: connections.maxConnections,
+      descriptor_limit: connections.descriptorLimit,
+      request_timeout_ms: config.requestTimeoutMs,
+    },
+    'connection limits',
+  );
+  if (connections.beyondDescriptors) {
+    app.log.warn(
+      `MAX_CONNECTIONS=${connections.maxConnections}, but this process may open only ${connections.descriptorLimit} files: connections and requests to the database or carriers may fail with "too many open files" before that many are open. Lower MAX_CONNECTIONS or raise the limit (ulimit -n, systemd's LimitNOFILE).`,
+    );
+  }
   if (store.dialect === 'postgres' && !config.secret) {
     app.log.warn(
       `PHONE_VERIFY_SECRET is not set: this process uses the secret in ${store.dataDir}. Every process sharing the database must use the same secret, or codes sent through one fail in another: set PHONE_VERIFY_SECRET.`,

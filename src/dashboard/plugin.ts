@@ -9,6 +9,7 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
+import { isAbandonedRequest } from '../http/connections.js';
 import type { Services } from '../services.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { ErrorPage } from './error-page.js';
@@ -96,7 +97,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   });
 
   app.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
-    const unavailable = isDatabaseUnavailable(error);
+    const unavailable = !isAbandonedRequest(error, request) && isDatabaseUnavailable(error);
     const status = error instanceof AppError ? error.status : unavailable ? 503 : (error.statusCode ?? 500);
     if (unavailable) {
       request.log.warn({ err: error }, 'dashboard request refused: the database is unavailable');

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type } from 'typebox';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../errors.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
+import { isAbandonedRequest } from './connections.js';
 
 export const Problem = Type.Object(
   {
@@ -135,6 +136,10 @@ export function answerFrameworkError(
 
 export function registerProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (isAbandonedRequest(error, request)) {
+      request.log.debug('request abandoned: its connection closed before the body arrived');
+      return sendProblem(reply, new AppError('invalid_request', 'The request body did not arrive.'));
+    }
     const problem = toAppError(error);
     if (problem.code === 'unavailable') request.log.warn({ err: error }, 'request refused: unavailable');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'phone-verify.js');
+export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'phone-verify.js');
 
 export interface CliResult {
   status: number | null;
