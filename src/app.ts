@@ -6,6 +6,7 @@ import { dashboard } from './dashboard/plugin.js';
 import { webhookRoutes } from './delivery/status-webhooks.js';
 import { AppError } from './errors.js';
 import { apiDocs } from './http/api-docs.js';
+import { answerClientError } from './http/client-errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerProblemHandling } from './http/problem.js';
 import { OneLineRequestLog } from './http/request-log.js';
@@ -55,6 +56,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     // Closing is answered by our own hook below, as a problem body with Retry-After.
     return503OnClosing: false,
+    // What Node's parser refuses (a NUL in a header, say) is answered as a problem too.
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // JSON is the only body format: anything else is a 415, never a 400 or a silent parse.

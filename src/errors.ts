@@ -11,6 +11,7 @@ export const ERROR_CATALOGUE = {
   invalid_signature: { status: 403, title: 'Invalid signature' },
   destination_blocked: { status: 403, title: 'Destination blocked' },
   not_found: { status: 404, title: 'Not found' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   no_verification: { status: 404, title: 'No verification' },
   conflict: { status: 409, title: 'Conflict' },
   channel_unavailable: { status: 409, title: 'Channel unavailable' },
@@ -18,6 +19,7 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const;
