@@ -135,7 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         authenticateRequests({ keys: services.keys, limiter: services.requestLimiter }),
       );
       await v1.register(pingRoutes);
-      await v1.register(verificationRoutes(services.verifications));
+      await v1.register(verificationRoutes(services.verifications, services.idempotency));
     },
     { prefix: '/v1' },
   );

@@ -31,6 +31,7 @@ import { createOverview, type Overview } from './stats/overview.js';
 import { createRollups, type Rollups } from './stats/rollups.js';
 import { openStore, type Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
+import { createIdempotency, type Idempotency } from './verification/idempotency.js';
 import { createVerificationLog, type VerificationLog } from './verification/log.js';
 import { createPhoneDirectory, type PhoneDirectory } from './verification/phone-directory.js';
 import { MAX_TTL_SECONDS } from './verification/schemas.js';
@@ -44,6 +45,8 @@ export interface Services {
   workspaces: WorkspaceService;
   keys: KeyService;
   verifications: VerificationService;
+  /** Idempotency-Key on sends: a key's first answer, kept 24 hours. */
+  idempotency: Idempotency;
   /** The verifications log (the dashboard's list and phone search). */
   log: VerificationLog;
   /** The overview's numbers per workspace and period. */
@@ -182,6 +185,7 @@ export function createServices(deps: {
     workspaces,
     keys,
     verifications,
+    idempotency: createIdempotency({ db, clock, committed: store.committed }),
     // Heavy reads: on SQLite they run on the reader thread, never holding the API's requests.
     log: createVerificationLog({ db: store.reader, clock }),
     overview: createOverview({ db: store.reader, clock }),

@@ -6,9 +6,10 @@ const DESCRIPTIONS: Record<number, string> = {
   401: 'Missing, malformed, unknown, revoked or expired key',
   403: 'The key lacks the scope (`insufficient_scope`)',
   404: 'Unknown id, or an id of another workspace (`not_found`, `no_verification`)',
-  409: 'The workspace cannot use the channel (`channel_unavailable`, with `reason`)',
+  409: 'The workspace cannot use the channel (`channel_unavailable`, with `reason`); on send, the request with this Idempotency-Key is still running (`idempotency_key_in_use`, with `Retry-After`)',
   413: 'Body over 16 KiB',
   415: 'Body not application/json',
+  422: 'The Idempotency-Key was used with a different request (`idempotency_key_reused`)',
   429: 'A limit was reached (`rate_limited`, with `Retry-After`)',
   503: 'Unavailable (`unavailable`, with `Retry-After`)',
 };

@@ -1,6 +1,6 @@
 // Retention: finished verifications (with their timelines) and outbox messages older than RETENTION_DAYS are
-// deleted, with the per-number locks and request counters that no longer matter, and the dashboard's read-models
-// of them (the overview's roll-ups, the phone directory's numbers) once no verification they stand for is left.
+// deleted, with the per-number locks, request counters and idempotency keys that no longer matter, and the
+// dashboard's read-models of them (the overview's roll-ups, the phone directory's numbers) once no verification they stand for is left.
 // The cutoff is a whole hour, so an hour's verifications go together with its roll-ups. Batched, and on PostgreSQL
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
 import type { Clock } from '../clock.js';
@@ -23,6 +23,8 @@ export interface PruneResult {
   rollups: number;
   /** Phone directory entries (verification/phone-directory.ts) of numbers with no verification left. */
   numbers: number;
+  /** Idempotency-Key rows (verification/idempotency.ts) past their 24 hours. */
+  idempotencyKeys: number;
 }
 
 export function createRetention(deps: { store: Store; clock: Clock; retentionDays: number }) {
@@ -135,6 +137,8 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
         .deleteFrom('request_counters')
         .where('window_start', '<', now - COUNTER_KEEP_MS)
         .executeTakeFirst();
+      // A key past expires_at is free for the next request anyway (verification/idempotency.ts takes it over).
+      const keys = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
       return {
         verifications,
         outbox,
@@ -143,6 +147,7 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
         requestCounters: Number(counters.numDeletedRows),
         rollups,
         numbers,
+        idempotencyKeys: Number(keys.numDeletedRows),
       };
     },
   };

@@ -216,6 +216,27 @@ export interface PhoneDirectoryTable {
   last_created_at: number;
 }
 
+/** An Idempotency-Key of a workspace (verification/idempotency.ts): the send it guards, then that send's answer. */
+export interface IdempotencyKeysTable {
+  workspace_id: string;
+  /** The key exactly as the client sent it (not a secret: the client's name for one request). */
+  key: string;
+  /** SHA-256, hex, of the method, the route and the raw body bytes of the request that took the key. */
+  request_hash: string;
+  /** 'in_flight' while its send runs; 'done' once the answer is stored. */
+  state: 'in_flight' | 'done';
+  /** Who runs the send: only the holder of this token stores the answer or releases the key. */
+  lease_token: string;
+  /** While in flight, until when the holder may run (afterwards a retry takes the key over). */
+  lease_until: number;
+  /** The stored answer ('done'): its status and the exact bytes of its body. */
+  response_status: number | null;
+  response_body: string | null;
+  created_at: number;
+  /** created_at + 24 h: after it the key is free again, and retention deletes the row. */
+  expires_at: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_numbers: WorkspaceNumbersTable;
@@ -234,4 +255,5 @@ export interface Database {
   watermarks: WatermarksTable;
   verification_rollups: VerificationRollupsTable;
   phone_directory: PhoneDirectoryTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -2,25 +2,35 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../http/responses.js';
 import { principalOf } from '../keys/auth-hook.js';
-import { CheckBody, CheckResult, IdParams, SendBody, Verification } from './schemas.js';
+import type { Idempotency } from './idempotency.js';
+import { idempotencyHooks } from './idempotency-hooks.js';
+import { CheckBody, CheckResult, IdParams, SendBody, SendHeaders, Verification } from './schemas.js';
 import type { VerificationService } from './service.js';
 
-export function verificationRoutes(service: VerificationService): FastifyPluginAsyncTypebox {
+export function verificationRoutes(
+  service: VerificationService,
+  idempotency: Idempotency,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     const config = { scope: 'otp' as const };
     const tags = ['Verifications'];
+    const idempotent = idempotencyHooks(idempotency);
 
     app.post(
       '/otp/send',
       {
         config,
+        preParsing: idempotent.preParsing,
+        preHandler: idempotent.preHandler,
+        onSend: idempotent.onSend,
         schema: {
           summary: 'Send a code',
           description:
-            'Generates a code, delivers it by voice (default) or SMS, and returns the verification. A pending code for the same number is superseded (canceled) at once.',
+            'Generates a code, delivers it by voice (default) or SMS, and returns the verification. A pending code for the same number is superseded (canceled) at once. With an `Idempotency-Key`, a retry within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and sends nothing.',
           tags,
+          headers: SendHeaders,
           body: SendBody,
-          response: { 201: Verification, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+          response: { 201: Verification, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429) },
         },
       },
       async (request, reply) => reply.code(201).send(await service.send(principalOf(request), request.body)),

@@ -65,6 +65,23 @@ export const SendBody = Type.Object(
 );
 export type SendBody = Static<typeof SendBody>;
 
+/** Idempotency-Key: 1 to 255 printable ASCII characters, spaces only between others (docs/api.md). */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+export const IDEMPOTENCY_KEY_PATTERN = /^[!-~](?:[ -~]*[!-~])?$/;
+
+export const SendHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+      pattern: IDEMPOTENCY_KEY_PATTERN.source,
+      description:
+        'Makes a retried send safe: the same key with the same body within 24 hours answers what the first request was answered (with `Idempotent-Replayed: true`) and sends nothing. Keys belong to the workspace. A UUID is a good key.',
+      examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
+    }),
+  ),
+});
+
 export const CheckBody = Type.Object(
   {
     code: Type.String({ maxLength: 64, description: 'Non-digits are stripped before comparing' }),

@@ -17,7 +17,7 @@ type Schema = {
 };
 type Operation = {
   summary?: string;
-  parameters?: { name: string; in: string; required?: boolean }[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: Schema & { minLength?: number } }[];
   requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
   responses: Record<string, { description?: string; content?: Record<string, { schema: Schema }> }>;
 };
@@ -142,6 +142,16 @@ describe('OpenAPI document and docs page', () => {
       'ok',
       'provider_id',
     ]);
+  });
+
+  test('POST /v1/otp/send: the optional Idempotency-Key header, its bounds, and its 409 and 422 answers', () => {
+    const o = op('/v1/otp/send', 'post');
+    const header = o.parameters?.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    assert.ok(header, 'send documents Idempotency-Key');
+    assert.notEqual(header.required, true);
+    assert.deepEqual([header.schema?.minLength, header.schema?.maxLength], [1, 255]);
+    assert.match(o.responses['409']?.description ?? '', /idempotency_key_in_use/);
+    assert.match(o.responses['422']?.description ?? '', /idempotency_key_reused/);
   });
 
   test('POST /v1/otp/check: code required; verification_id, phone, country optional; 200 the check result', () => {

@@ -2,8 +2,9 @@
 // different ports share ONE database (the same environment), with requests spread round-robin over them and
 // fired together with Promise.all. The invariants of api-decisions hold across the processes: the attempt
 // budget and supersede are atomic, the per-number send limit holds ("Limits hold across every server process
-// sharing a database"), a revoked key is refused by every process on the very next request, and several
-// processes starting at once on a fresh database all come up with every migration applied exactly once.
+// sharing a database"), a revoked key is refused by every process on the very next request, an Idempotency-Key
+// sends once whichever processes its duplicates reach, and several processes starting at once on a fresh
+// database all come up with every migration applied exactly once.
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,8 +44,9 @@ async function request<T = Record<string, unknown>>(
   path: string,
   key?: string,
   body?: unknown,
+  extraHeaders: Record<string, string> = {},
 ): Promise<Reply<T>> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...extraHeaders };
   if (key !== undefined) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${base}${path}`, {
@@ -289,6 +291,47 @@ describe('several processes, one database: three servers share one database', ()
       const more = await request<Problem>(server.url, 'POST', '/v1/otp/send', key, { phone, channel: 'sms' });
       assert.equal(more.status, 429);
       assert.equal(more.body.code, 'rate_limited');
+    }
+  });
+
+  test('Idempotency-Key across processes: 20 concurrent sends with one key give one verification, one 201, the rest 409 or its replay', async () => {
+    for (let round = 0; round < 3; round++) {
+      const phone = freshPhone();
+      const body = { phone, channel: 'sms' };
+      const headers = { 'idempotency-key': `scale-out-${round}` };
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          request<Verification>(nextBase(), 'POST', '/v1/otp/send', key, body, headers),
+        ),
+      );
+      const created = replies.filter(
+        (r) => r.status === 201 && r.headers.get('idempotent-replayed') === null,
+      );
+      assert.equal(created.length, 1, `statuses: ${replies.map((r) => r.status)}`);
+      const [original] = created;
+      assert.ok(original);
+      for (const r of replies) {
+        if (r === original) continue;
+        if (r.status === 201) {
+          assert.equal(r.headers.get('idempotent-replayed'), 'true');
+          assert.deepEqual(r.body, original.body);
+        } else {
+          assert.equal(r.status, 409, JSON.stringify(r.body));
+          assert.equal((r.body as unknown as Problem).code, 'idempotency_key_in_use');
+          assert.equal(r.headers.get('retry-after'), '1');
+        }
+      }
+      // One send: the one verification is still pending (a second send would have canceled it), one message.
+      assert.equal((await read(original.body.id)).body.status, 'pending');
+      const messages = cliJson<unknown[]>(['outbox', '--to', phone, '--limit', '50'], env);
+      assert.equal(messages.length, 1);
+      // Afterwards every process replays the first answer.
+      for (const server of servers) {
+        const again = await request<Verification>(server.url, 'POST', '/v1/otp/send', key, body, headers);
+        assert.equal(again.status, 201);
+        assert.equal(again.headers.get('idempotent-replayed'), 'true');
+        assert.deepEqual(again.body, original.body);
+      }
     }
   });
 
