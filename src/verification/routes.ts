@@ -17,7 +17,8 @@ export function verificationRoutes(service: VerificationService): FastifyPluginA
         schema: {
           summary: 'Send a code',
           description:
-            'Generates a code, delivers it by voice (default) or SMS, and returns the verification. A pending code for the same number is superseded (canceled) at once.',
+            'Generates a code, delivers it by voice (default) or SMS, and returns the verification. A pending code for the same number is superseded (canceled) at once. ' +
+            'A number past its send limit or its failed-guess ceiling is answered 429 `rate_limited` with `Retry-After`.',
           tags,
           body: SendBody,
           response: { 201: Verification, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
@@ -33,7 +34,9 @@ export function verificationRoutes(service: VerificationService): FastifyPluginA
         schema: {
           summary: 'Check a code',
           description:
-            'Compares a typed code with a pending verification. A wrong code is not an error: branch on `verified`.',
+            'Compares a typed code with a pending verification. A wrong code is not an error: branch on `verified`. ' +
+            'A number past its failed-guess ceiling (20 failed checks in an hour by default, over all its codes) is ' +
+            'answered 429 `rate_limited` with `Retry-After` whatever the code, and spends no attempt.',
           tags,
           body: CheckBody,
           response: { 200: CheckResult, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
