@@ -200,12 +200,13 @@ export function createVerificationService(deps: VerificationDeps) {
 
       row = await settled(row);
       const ws = principal.workspace;
-      const now = clock.now();
       if (row.status === 'pending') {
         const pending = row;
         // The ceiling held, the attempt, its failure counted and its timeline events commit together: one commit a
         // check. A refused check (429) rolls back having compared nothing and spent nothing.
         const after = await db.transaction().execute(async (tx) => {
+          // Read once the transaction runs: no code is accepted at or after expires_at, however long it waited.
+          const now = clock.now();
           await holdGuessCeiling(tx, ws, pending.phone, now);
           const correct = codeMatches(codeKey, pending.id, code, pending.code_hash);
           const spent = await repo.spendAttempt(tx, pending, now, correct);
@@ -219,7 +220,7 @@ export function createVerificationService(deps: VerificationDeps) {
         row = await settled(await requireVerification(row.workspace_id, row.id));
       }
       // Nothing is judged against a finished verification, yet every check of a number past its ceiling is refused.
-      await enforceGuessCeiling(db, ws, row.phone, now);
+      await enforceGuessCeiling(db, ws, row.phone, clock.now());
       return presentCheck(row);
     },
 
