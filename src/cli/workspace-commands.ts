@@ -1,6 +1,7 @@
 // Workspace settings from the CLI: `workspace limits` shows a workspace's limits and sets the ones given. The
 // limits are the ones the service stores per workspace (and the dashboard's Workspace page edits): sends per
-// number per window, the window, and requests a minute. Bounds come from LIMIT_RANGES, the one place they live.
+// number per window, the window, requests a minute, and the failed-guess ceiling (failed checks per number per
+// window, and its window). Bounds come from LIMIT_RANGES, the one place they live.
 import type { Services } from '../services.js';
 import { LIMIT_RANGES, type LimitName } from '../workspaces/service.js';
 import { type Command, required, str, type Values, wholeNumber } from './options.js';
@@ -11,6 +12,8 @@ const LIMIT_OPTIONS = {
   'sends-per-number': 'send_limit',
   'send-window-seconds': 'send_window_seconds',
   'requests-per-minute': 'request_limit_per_minute',
+  'guess-limit': 'guess_limit',
+  'guess-window-seconds': 'guess_window_seconds',
 } as const satisfies Record<string, LimitName>;
 
 export interface WorkspaceLimitsView {
@@ -18,6 +21,8 @@ export interface WorkspaceLimitsView {
   send_limit: number;
   send_window_seconds: number;
   request_limit_per_minute: number;
+  guess_limit: number;
+  guess_window_seconds: number;
 }
 
 /** Control characters (NUL above all) are never part of an id: refused before any query sees them. */
@@ -46,23 +51,26 @@ function limitsGiven(values: Values): Partial<Record<LimitName, number>> {
 async function workspaceLimits(s: Services, values: Values): Promise<WorkspaceLimitsView> {
   const workspaceId = workspaceIdOf(values);
   const given = limitsGiven(values);
-  const current = await s.workspaces.getSettings(workspaceId);
+  // The limits not given stay as they are.
   const settings =
     Object.keys(given).length === 0
-      ? current
-      : await s.workspaces.setLimits({ workspaceId, limits: { ...current.limits, ...given } });
+      ? await s.workspaces.getSettings(workspaceId)
+      : await s.workspaces.setLimits({ workspaceId, limits: given });
   return { workspace_id: settings.id, ...settings.limits };
 }
 
 export const WORKSPACE_COMMANDS: Record<string, Command> = {
   'workspace limits': {
     usage:
-      'workspace limits --workspace WS_ID [--sends-per-number N] [--send-window-seconds N] [--requests-per-minute N]',
+      'workspace limits --workspace WS_ID [--sends-per-number N] [--send-window-seconds N] [--requests-per-minute N] ' +
+      '[--guess-limit N] [--guess-window-seconds N]',
     options: {
       workspace: str,
       'sends-per-number': str,
       'send-window-seconds': str,
       'requests-per-minute': str,
+      'guess-limit': str,
+      'guess-window-seconds': str,
     },
     run: workspaceLimits,
     print: (r) => printRecord(r as object),

@@ -20,7 +20,9 @@ type WorkspaceColumn =
   | 'allowed_countries'
   | 'send_limit'
   | 'send_window_seconds'
-  | 'request_limit_per_minute';
+  | 'request_limit_per_minute'
+  | 'guess_limit'
+  | 'guess_window_seconds';
 
 /**
  * The key and the settings of its workspace that requests use. The workspace's columns are scalar subqueries, not
@@ -50,6 +52,8 @@ function keyLookup(qc: QueryCreator<Database>, keyHash: string) {
         ofWorkspace('send_limit').$notNull().as('send_limit'),
         ofWorkspace('send_window_seconds').$notNull().as('send_window_seconds'),
         ofWorkspace('request_limit_per_minute').$notNull().as('request_limit_per_minute'),
+        ofWorkspace('guess_limit').$notNull().as('guess_limit'),
+        ofWorkspace('guess_window_seconds').$notNull().as('guess_window_seconds'),
       ];
     })
     .where('api_keys.key_hash', '=', keyHash);

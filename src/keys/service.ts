@@ -34,7 +34,14 @@ export interface CreatedKey extends KeyView {
 /** The workspace's settings as the request's key lookup read them (this request's own read, never a cache). */
 export type PrincipalWorkspace = Pick<
   WorkspaceRow,
-  'id' | 'name' | 'allowed_countries' | 'send_limit' | 'send_window_seconds' | 'request_limit_per_minute'
+  | 'id'
+  | 'name'
+  | 'allowed_countries'
+  | 'send_limit'
+  | 'send_window_seconds'
+  | 'request_limit_per_minute'
+  | 'guess_limit'
+  | 'guess_window_seconds'
 >;
 
 export interface Principal {
@@ -181,6 +188,8 @@ export function createKeyService(deps: { db: Db; clock: Clock; workspaces: Works
           send_limit: row.send_limit,
           send_window_seconds: row.send_window_seconds,
           request_limit_per_minute: row.request_limit_per_minute,
+          guess_limit: row.guess_limit,
+          guess_window_seconds: row.guess_window_seconds,
         },
       };
       return { principal, requestCount: row.request_count ?? undefined };

@@ -7,6 +7,7 @@ import * as carriers from './migrations/0003-carriers.js';
 import * as deliveryJobs from './migrations/0004-delivery-jobs.js';
 import * as rollups from './migrations/0005-rollups-and-phone-directory.js';
 import * as unusedEventIndex from './migrations/0006-unused-event-index.js';
+import * as guessCeiling from './migrations/0007-guess-ceiling.js';
 import * as idempotencyKeys from './migrations/0008-idempotency-keys.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-delivery-jobs': deliveryJobs,
   '0005-rollups-and-phone-directory': rollups,
   '0006-unused-event-index': unusedEventIndex,
+  '0007-guess-ceiling': guessCeiling,
   '0008-idempotency-keys': idempotencyKeys,
 };
 

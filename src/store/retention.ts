@@ -1,6 +1,7 @@
 // Retention: finished verifications (with their timelines) and outbox messages older than RETENTION_DAYS are
-// deleted, with the per-number locks, request counters and idempotency keys that no longer matter, and the
-// dashboard's read-models of them (the overview's roll-ups, the phone directory's numbers) once no verification they stand for is left.
+// deleted, with the per-number locks, request counters, failed checks and idempotency keys that no longer matter,
+// and the dashboard's read-models of them (the overview's roll-ups, the phone directory's numbers) once no
+// verification they stand for is left.
 // The cutoff is a whole hour, so an hour's verifications go together with its roll-ups. Batched, and on PostgreSQL
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
 import type { Clock } from '../clock.js';
@@ -12,6 +13,11 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Request counters are one-minute windows; two minutes back nothing reads them. */
 const COUNTER_KEEP_MS = 120_000;
+/**
+ * Failed checks count against their number's guess ceiling (limits/guess-ceiling.ts) for its workspace's window,
+ * a day at most (workspaces/service.ts LIMIT_RANGES); older ones no look-up reaches.
+ */
+export const GUESS_FAILURES_KEEP_MS = DAY_MS;
 
 export interface PruneResult {
   verifications: number;
@@ -19,6 +25,8 @@ export interface PruneResult {
   events: number;
   phoneLocks: number;
   requestCounters: number;
+  /** Failed checks older than the longest guess-ceiling window. */
+  guessFailures: number;
   /** Roll-up rows (stats/rollups.ts) of hours with no verification left. */
   rollups: number;
   /** Phone directory entries (verification/phone-directory.ts) of numbers with no verification left. */
@@ -118,6 +126,33 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
     return { rollups: Number(rollups.numDeletedRows), numbers };
   }
 
+  /** Deletes failed checks made at or before `before`, in batches (a number's failures at one moment go together). */
+  async function pruneGuessFailures(before: number): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const result = await db
+        .deleteFrom('guess_failures')
+        .where((eb) =>
+          eb(
+            eb.refTuple('workspace_id', 'phone', 'at'),
+            'in',
+            lock(
+              eb
+                .selectFrom('guess_failures')
+                .select(['workspace_id', 'phone', 'at'])
+                .where('at', '<=', before)
+                .limit(BATCH),
+            ).$asTuple('workspace_id', 'phone', 'at'),
+          ),
+        )
+        .executeTakeFirst();
+      const n = Number(result.numDeletedRows);
+      total += n;
+      if (n < BATCH) break;
+    }
+    return total;
+  }
+
   return {
     async prune(): Promise<PruneResult> {
       const now = clock.now();
@@ -139,12 +174,14 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
         .executeTakeFirst();
       // A key past expires_at is free for the next request anyway (verification/idempotency.ts takes it over).
       const keys = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+      const failures = await pruneGuessFailures(now - GUESS_FAILURES_KEEP_MS);
       return {
         verifications,
         outbox,
         events,
         phoneLocks: Number(locks.numDeletedRows),
         requestCounters: Number(counters.numDeletedRows),
+        guessFailures: failures,
         rollups,
         numbers,
         idempotencyKeys: Number(keys.numDeletedRows),

@@ -15,6 +15,10 @@ export interface WorkspacesTable {
   send_limit: number;
   send_window_seconds: number;
   request_limit_per_minute: number;
+  /** Failed checks one number may have in the window before every check and send to it is refused. */
+  guess_limit: number;
+  /** The guess ceiling's sliding window. */
+  guess_window_seconds: number;
   created_at: number;
   updated_at: number;
 }
@@ -101,6 +105,13 @@ export interface RequestCountersTable {
   workspace_id: string;
   window_start: number;
   count: number;
+}
+
+/** One failed check of a number (a wrong code judged against its pending verification), for the guess ceiling. */
+export interface GuessFailuresTable {
+  workspace_id: string;
+  phone: string;
+  at: number;
 }
 
 export interface OutboxMessagesTable {
@@ -244,6 +255,7 @@ export interface Database {
   verifications: VerificationsTable;
   phone_locks: PhoneLocksTable;
   request_counters: RequestCountersTable;
+  guess_failures: GuessFailuresTable;
   outbox_messages: OutboxMessagesTable;
   users: UsersTable;
   memberships: MembershipsTable;

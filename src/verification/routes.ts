@@ -26,7 +26,9 @@ export function verificationRoutes(
         schema: {
           summary: 'Send a code',
           description:
-            'Generates a code, delivers it by voice (default) or SMS, and returns the verification. A pending code for the same number is superseded (canceled) at once. With an `Idempotency-Key`, a retry within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and sends nothing.',
+            'Generates a code, delivers it by voice (default) or SMS, and returns the verification. A pending code for the same number is superseded (canceled) at once. ' +
+            'A number past its send limit or its failed-guess ceiling is answered 429 `rate_limited` with `Retry-After`. ' +
+            'With an `Idempotency-Key`, a retry within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and sends nothing.',
           tags,
           headers: SendHeaders,
           body: SendBody,
@@ -43,7 +45,9 @@ export function verificationRoutes(
         schema: {
           summary: 'Check a code',
           description:
-            'Compares a typed code with a pending verification. A wrong code is not an error: branch on `verified`.',
+            'Compares a typed code with a pending verification. A wrong code is not an error: branch on `verified`. ' +
+            'A number past its failed-guess ceiling (20 failed checks in an hour by default, over all its codes) is ' +
+            'answered 429 `rate_limited` with `Retry-After` whatever the code, and spends no attempt.',
           tags,
           body: CheckBody,
           response: { 200: CheckResult, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },

@@ -6,6 +6,7 @@ import { insertJob } from '../delivery/jobs.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
+import { countGuessFailure, enforceGuessCeiling, holdGuessCeiling } from '../limits/guess-ceiling.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
@@ -147,6 +148,8 @@ export function createVerificationService(deps: VerificationDeps) {
       };
       row.code_hash = hashCode(codeKeys[0], row.id, code);
       const job = dispatcher.newJob(row, code, now);
+      // A number past its failed-guess ceiling gets no new code either: a code could not be checked.
+      await enforceGuessCeiling(db, ws, destination.e164, now);
 
       // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
       // verification of the number is pending, and the send limit counts every one of them.
@@ -198,16 +201,29 @@ export function createVerificationService(deps: VerificationDeps) {
       }
 
       row = await settled(row);
-      if (row.status !== 'pending') return presentCheck(row);
-      const correct = codeMatches(codeKeys, row.id, code, row.code_hash);
-      // The attempt and its timeline events commit together: one commit a check.
-      const after = await db.transaction().execute(async (tx) => {
-        const spent = await repo.spendAttempt(tx, row, clock.now(), correct);
-        if (spent) await timeline.record(tx, attemptEvents(spent));
-        return spent;
-      });
-      // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.
-      return presentCheck(after ?? (await settled(await requireVerification(row.workspace_id, row.id))));
+      const ws = principal.workspace;
+      if (row.status === 'pending') {
+        const pending = row;
+        // The ceiling held, the attempt, its failure counted and its timeline events commit together: one commit a
+        // check. A refused check (429) rolls back having compared nothing and spent nothing.
+        const after = await db.transaction().execute(async (tx) => {
+          // Read once the transaction runs: no code is accepted at or after expires_at, however long it waited.
+          const now = clock.now();
+          await holdGuessCeiling(tx, ws, pending.phone, now);
+          const correct = codeMatches(codeKeys, pending.id, code, pending.code_hash);
+          const spent = await repo.spendAttempt(tx, pending, now, correct);
+          if (!spent) return undefined;
+          if (!correct) await countGuessFailure(tx, ws.id, pending.phone, now);
+          await timeline.record(tx, attemptEvents(spent));
+          return spent;
+        });
+        if (after) return presentCheck(after);
+        // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.
+        row = await settled(await requireVerification(row.workspace_id, row.id));
+      }
+      // Nothing is judged against a finished verification, yet every check of a number past its ceiling is refused.
+      await enforceGuessCeiling(db, ws, row.phone, clock.now());
+      return presentCheck(row);
     },
 
     async get(principal: Principal, id: string): Promise<Verification> {

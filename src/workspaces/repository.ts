@@ -97,7 +97,13 @@ export function numbersWithoutCarrier(db: Db, workspaceId?: string): Promise<Num
 export type WorkspaceChanges = Partial<
   Pick<
     WorkspaceRow,
-    'name' | 'allowed_countries' | 'send_limit' | 'send_window_seconds' | 'request_limit_per_minute'
+    | 'name'
+    | 'allowed_countries'
+    | 'send_limit'
+    | 'send_window_seconds'
+    | 'request_limit_per_minute'
+    | 'guess_limit'
+    | 'guess_window_seconds'
   >
 >;
 

@@ -13,6 +13,9 @@ export const DEFAULT_LIMITS = {
   sendLimit: 5,
   sendWindowSeconds: 600,
   requestLimitPerMinute: 6000,
+  // NIST SP 800-63B 5.2.2: failed attempts are limited per subject, not per code (limits/guess-ceiling.ts).
+  guessLimit: 20,
+  guessWindowSeconds: 3600,
 } as const;
 
 /** What an operator may set per workspace: the one place these bounds are written. */
@@ -20,6 +23,9 @@ export const LIMIT_RANGES = {
   send_limit: { min: 1, max: 100 },
   send_window_seconds: { min: 60, max: 86_400 },
   request_limit_per_minute: { min: 10, max: 1_000_000 },
+  guess_limit: { min: 1, max: 1000 },
+  // At most a day: retention keeps failed checks that long (store/retention.ts GUESS_FAILURES_KEEP_MS).
+  guess_window_seconds: { min: 60, max: 86_400 },
 } as const;
 export type LimitName = keyof typeof LIMIT_RANGES;
 
@@ -47,6 +53,8 @@ function presentSettings(row: repo.WorkspaceRow): WorkspaceSettings {
       send_limit: row.send_limit,
       send_window_seconds: row.send_window_seconds,
       request_limit_per_minute: row.request_limit_per_minute,
+      guess_limit: row.guess_limit,
+      guess_window_seconds: row.guess_window_seconds,
     },
   };
 }
@@ -119,6 +127,8 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         send_limit: DEFAULT_LIMITS.sendLimit,
         send_window_seconds: DEFAULT_LIMITS.sendWindowSeconds,
         request_limit_per_minute: DEFAULT_LIMITS.requestLimitPerMinute,
+        guess_limit: DEFAULT_LIMITS.guessLimit,
+        guess_window_seconds: DEFAULT_LIMITS.guessWindowSeconds,
         created_at: now,
         updated_at: now,
       };
@@ -224,18 +234,17 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       return update(input.workspaceId, { allowed_countries: JSON.stringify(countries) });
     },
 
+    /** Sets the limits given, each inside its range; the others stay as they are. */
     async setLimits(input: {
       workspaceId: string;
-      limits: Record<LimitName, number>;
+      limits: Partial<Record<LimitName, number>>;
     }): Promise<WorkspaceSettings> {
-      return update(input.workspaceId, {
-        send_limit: validateLimit('send_limit', input.limits.send_limit),
-        send_window_seconds: validateLimit('send_window_seconds', input.limits.send_window_seconds),
-        request_limit_per_minute: validateLimit(
-          'request_limit_per_minute',
-          input.limits.request_limit_per_minute,
-        ),
-      });
+      const changes: Partial<Record<LimitName, number>> = {};
+      for (const name of Object.keys(LIMIT_RANGES) as LimitName[]) {
+        const value = input.limits[name];
+        if (value !== undefined) changes[name] = validateLimit(name, value);
+      }
+      return update(input.workspaceId, changes);
     },
 
     async listNumbers(workspaceId: string): Promise<NumberView[]> {

@@ -7,7 +7,13 @@ import type { Services } from '../../src/services.js';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf } from '../helpers/cli-setup.js';
 import { runCli } from '../helpers/process.js';
 
-const DEFAULTS = { send_limit: 5, send_window_seconds: 600, request_limit_per_minute: 6000 };
+const DEFAULTS = {
+  send_limit: 5,
+  send_window_seconds: 600,
+  request_limit_per_minute: 6000,
+  guess_limit: 20,
+  guess_window_seconds: 3600,
+};
 
 describe('CLI: workspace limits', () => {
   const { env } = cliSuiteEnv();
@@ -31,12 +37,57 @@ describe('CLI: workspace limits', () => {
       limits('--sends-per-number', '20', '--send-window-seconds', '60', '--json'),
     );
     assert.deepEqual(both, {
+      ...DEFAULTS,
       workspace_id: ws,
       send_limit: 20,
       send_window_seconds: 60,
       request_limit_per_minute: 1_000_000,
     });
     assert.deepEqual(jsonOf(limits('--json')), both);
+  });
+
+  test('--guess-limit and --guess-window-seconds set the failed-guess ceiling and keep the other limits', () => {
+    const before = jsonOf<Record<string, unknown>>(limits('--json'));
+    const set = jsonOf<Record<string, unknown>>(
+      limits('--guess-limit', '1000', '--guess-window-seconds', '60', '--json'),
+    );
+    assert.deepEqual(set, { ...before, guess_limit: 1000, guess_window_seconds: 60 });
+    const one = jsonOf<Record<string, unknown>>(limits('--guess-limit=1', '--json'));
+    assert.deepEqual(one, { ...before, guess_limit: 1, guess_window_seconds: 60 });
+    const day = jsonOf<Record<string, unknown>>(limits('--guess-window-seconds', '86400', '--json'));
+    assert.deepEqual(day, { ...before, guess_limit: 1, guess_window_seconds: 86_400 });
+    assert.deepEqual(jsonOf(limits('--json')), day);
+    const reset = limits('--guess-limit', '20', '--guess-window-seconds', '3600', '--json');
+    assert.deepEqual(jsonOf(reset), before);
+  });
+
+  test('bad --guess-limit and --guess-window-seconds are usage errors (exit 2) naming the option, and change nothing', () => {
+    const before = jsonOf(limits('--json'));
+    for (const [option, value, reason] of [
+      ['--guess-limit', 'twenty', /whole number/],
+      ['--guess-limit', '-1', /whole number/],
+      ['--guess-limit', '2.5', /whole number/],
+      ['--guess-limit', '1e3', /whole number/],
+      ['--guess-limit', '', /whole number/],
+      ['--guess-limit', '٢٠', /whole number/],
+      ['--guess-limit', '２０', /whole number/],
+      ['--guess-limit', '20\u200b', /whole number/],
+      ['--guess-limit', '0', /from 1 to 1000/],
+      ['--guess-limit', '1001', /from 1 to 1000/],
+      ['--guess-limit', '99999999999999999999999999999', /from 1 to 1000/],
+      ['--guess-window-seconds', 'hour', /whole number/],
+      ['--guess-window-seconds', '-3600', /whole number/],
+      ['--guess-window-seconds', ' 3600', /whole number/],
+      ['--guess-window-seconds', '0x3c', /whole number/],
+      ['--guess-window-seconds', '59', /from 60 to 86400/],
+      ['--guess-window-seconds', '86401', /from 60 to 86400/],
+      ['--guess-window-seconds', '1'.padEnd(400, '0'), /from 60 to 86400/],
+    ] as const) {
+      const result = limits(`${option}=${value}`, '--json');
+      assertCleanFailure(result, new RegExp(`${option}.*${reason.source}`));
+      assert.equal(result.status, 2, `${option}=${value}`);
+    }
+    assert.deepEqual(jsonOf(limits('--json')), before);
   });
 
   test('without --json prints human-readable lines, not JSON', () => {
@@ -113,6 +164,12 @@ describe('CLI: workspace limits', () => {
       command.run(services, { workspace: ws, 'requests-per-minute': '100\u0000' }, []),
       /--requests-per-minute must be a whole number/,
     );
+    for (const option of ['guess-limit', 'guess-window-seconds']) {
+      await assert.rejects(
+        command.run(services, { workspace: ws, [option]: '3600\u0000' }, []),
+        new RegExp(`--${option} must be a whole number`),
+      );
+    }
     // Through the real CLI, a NUL cannot even reach the process.
     assert.throws(() => runCli(['workspace', 'limits', '--workspace', `${ws}\u0000`], env), /null bytes/);
   });

@@ -64,6 +64,12 @@ describe('dashboard: workspace settings', () => {
       res.body,
       /name="request_limit_per_minute" required="" min="10" max="1000000" step="1" value="6000"/,
     );
+    assert.match(res.body, /name="guess_limit" required="" min="1" max="1000" step="1" value="20"/);
+    assert.match(
+      res.body,
+      /name="guess_window_seconds" required="" min="60" max="86400" step="1" value="3600"/,
+    );
+    assert.match(res.body, /Failed checks per number/);
     assert.ok(!res.body.includes(SMS_WARNING), 'a mobile number: no SMS warning');
   });
 
@@ -193,10 +199,13 @@ describe('dashboard: workspace settings', () => {
     const res = await browser.post(`${PAGE}/limits`, limits);
     assert.equal(res.statusCode, 302);
     assert.match((await browser.get(PAGE)).body, /Limits saved/);
+    // The form had no guess-ceiling fields (a page from before them): those limits stay as they were.
     assert.deepEqual((await settingsOf(ws.workspaceId)).limits, {
       send_limit: 1,
       send_window_seconds: 3600,
       request_limit_per_minute: 10,
+      guess_limit: 20,
+      guess_window_seconds: 3600,
     });
 
     clock.advance(60_000); // a fresh request-counting minute
@@ -236,7 +245,64 @@ describe('dashboard: workspace settings', () => {
       send_limit: 5,
       send_window_seconds: 600,
       request_limit_per_minute: 6000,
+      guess_limit: 20,
+      guess_window_seconds: 3600,
     });
+  });
+
+  test('the failed-guess ceiling is saved from the form and refuses the next check past it', async () => {
+    const { ws, browser, api } = await fresh();
+    const form = {
+      send_limit: '5',
+      send_window_seconds: '600',
+      request_limit_per_minute: '6000',
+      guess_limit: '2',
+      guess_window_seconds: '600',
+    };
+    const res = await browser.post(`${PAGE}/limits`, form);
+    assert.equal(res.statusCode, 302);
+    assert.match(
+      (await browser.get(PAGE)).body,
+      /name="guess_limit" required="" min="1" max="1000" step="1" value="2"/,
+    );
+    const { limits } = await settingsOf(ws.workspaceId);
+    assert.equal(limits.guess_limit, 2);
+    assert.equal(limits.guess_window_seconds, 600);
+
+    const sent = json(await api.send({ phone: '+61491570006', channel: 'sms' }));
+    for (let i = 0; i < 2; i++) {
+      const wrong = await api.check({ verification_id: sent.id, code: '12345' });
+      assert.equal(json(wrong).verified, false);
+    }
+    const refused = await api.check({ verification_id: sent.id, code: '12345' });
+    assert.equal(refused.statusCode, 429);
+    assert.match(json(refused).detail as string, /at most 2 failed checks in 10 minutes/);
+  });
+
+  test('guess-ceiling values out of range, not whole numbers, empty or odd are refused and change nothing', async () => {
+    const { ws, browser } = await fresh();
+    const base = { send_limit: '5', send_window_seconds: '600', request_limit_per_minute: '6000' };
+    const cases = [
+      [{ guess_limit: '0', guess_window_seconds: '3600' }, /guess_limit: .*1 to 1,000/],
+      [{ guess_limit: '1001', guess_window_seconds: '3600' }, /guess_limit: .*1 to 1,000/],
+      [{ guess_limit: '-5', guess_window_seconds: '3600' }, /guess_limit: .*1 to 1,000/],
+      [{ guess_limit: '1e400', guess_window_seconds: '3600' }, /guess_limit: .*1 to 1,000/],
+      [{ guess_limit: '20', guess_window_seconds: '59' }, /guess_window_seconds: .*60 to 86,400/],
+      [{ guess_limit: '20', guess_window_seconds: '86401' }, /guess_window_seconds: .*60 to 86,400/],
+      [{ guess_limit: '20.5', guess_window_seconds: '3600' }, /whole number/],
+      [{ guess_limit: '', guess_window_seconds: '3600' }, /guess_limit/],
+      [{ guess_limit: 'twenty', guess_window_seconds: '3600' }, /guess_limit/],
+      [{ guess_limit: '20\u0000', guess_window_seconds: '3600' }, /guess_limit/],
+      [{ guess_limit: '٢٠', guess_window_seconds: '3600' }, /guess_limit/],
+    ] as const;
+    for (const [guess, message] of cases) {
+      const res = await browser.post(`${PAGE}/limits`, { ...base, ...guess });
+      assert.equal(res.statusCode, 400, JSON.stringify(guess));
+      assert.match(res.body, message);
+    }
+    const { limits } = await settingsOf(ws.workspaceId);
+    assert.equal(limits.guess_limit, 20);
+    assert.equal(limits.guess_window_seconds, 3600);
   });
 
   test('POSTs without the CSRF token are refused and change nothing', async () => {

@@ -2,9 +2,9 @@
 // different ports share ONE database (the same environment), with requests spread round-robin over them and
 // fired together with Promise.all. The invariants of api-decisions hold across the processes: the attempt
 // budget and supersede are atomic, the per-number send limit holds ("Limits hold across every server process
-// sharing a database"), a revoked key is refused by every process on the very next request, an Idempotency-Key
-// sends once whichever processes its duplicates reach, and several processes starting at once on a fresh
-// database all come up with every migration applied exactly once.
+// sharing a database"), so does the failed-guess ceiling across a number's codes, a revoked key is refused by every
+// process on the very next request, an Idempotency-Key sends once whichever processes its duplicates reach, and
+// several processes starting at once on a fresh database all come up with every migration applied exactly once.
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -332,6 +332,107 @@ describe('several processes, one database: three servers share one database', ()
         assert.equal(again.headers.get('idempotent-replayed'), 'true');
         assert.deepEqual(again.body, original.body);
       }
+    }
+  });
+
+  test('guess ceiling across processes: past 15 failures, 30 concurrent wrong checks judge exactly 5; then every check and send of the number is 429', async () => {
+    // Many codes to one number: the send limit must not be what refuses them (restored for the tests after).
+    cliJson(['workspace', 'limits', '--workspace', ws, '--sends-per-number', '100'], env);
+    try {
+      const phone = freshPhone();
+      // Five digits against six-digit codes: certainly wrong.
+      const wrong = '12345';
+      const burst = async (id: string, n: number) =>
+        Promise.all(Array.from({ length: n }, () => check({ verification_id: id, code: wrong })));
+      // 15 failures over two codes, each code's checks fired together.
+      for (const [max, n] of [
+        [10, 10],
+        [5, 5],
+      ] as const) {
+        const sent = await send(phone, { max_attempts: max });
+        assert.equal(sent.status, 201, JSON.stringify(sent.body));
+        for (const r of await burst(sent.body.id, n)) assert.equal(r.status, 200, JSON.stringify(r.body));
+      }
+      const sent = await send(phone, { max_attempts: 10 });
+      assert.equal(sent.status, 201, JSON.stringify(sent.body));
+      const id = sent.body.id;
+      const code = smsCode(phone, id, env);
+
+      const replies = await burst(id, 30);
+      const judged = replies.filter((r) => r.status === 200);
+      assert.equal(judged.length, 5, `statuses: ${replies.map((r) => r.status)}`);
+      assert.deepEqual(judged.map((r) => r.body.attempts).sort(), [1, 2, 3, 4, 5]);
+      for (const r of replies.filter((x) => x.status !== 200)) {
+        assert.equal(r.status, 429, JSON.stringify(r.body));
+        assert.equal((r.body as unknown as Problem).code, 'rate_limited');
+        assert.match(r.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+      }
+      assert.equal((await read(id)).body.attempts, 5);
+
+      // Every process refuses the right code (spending nothing) and a new code for the number.
+      for (const server of servers) {
+        const right = await request<Problem>(server.url, 'POST', '/v1/otp/check', key, {
+          verification_id: id,
+          code,
+        });
+        assert.equal(right.status, 429, JSON.stringify(right.body));
+        const more = await request<Problem>(server.url, 'POST', '/v1/otp/send', key, {
+          phone,
+          channel: 'sms',
+        });
+        assert.equal(more.status, 429, JSON.stringify(more.body));
+        assert.equal(more.body.code, 'rate_limited');
+      }
+      const after = await read(id);
+      assert.equal(after.body.status, 'pending');
+      assert.equal(after.body.attempts, 5);
+      // Another number is unaffected.
+      assert.equal((await send(freshPhone())).status, 201);
+    } finally {
+      cliJson(['workspace', 'limits', '--workspace', ws, '--sends-per-number', '5'], env);
+    }
+  });
+
+  test('guess ceiling across processes: 60 concurrent wrong checks by phone, with sends among them, never judge more than 20', async () => {
+    cliJson(['workspace', 'limits', '--workspace', ws, '--sends-per-number', '100'], env);
+    try {
+      const phone = freshPhone();
+      const wrong = '12345';
+      const first = await send(phone, { max_attempts: 10 });
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      const replies = await Promise.all(
+        Array.from({ length: 66 }, (_, i) =>
+          i % 11 === 5 ? send(phone, { max_attempts: 10 }) : check({ phone, code: wrong }),
+        ),
+      );
+      for (const r of replies) assert.ok([200, 201, 429].includes(r.status), JSON.stringify(r.body));
+      // Every code of the number is one these sends made; each attempt on one is a wrong check judged.
+      const ids = [first.body.id, ...replies.filter((r) => r.status === 201).map((r) => r.body.id as string)];
+      const judged = async () =>
+        (await Promise.all(ids.map((id) => read(id)))).reduce((sum, r) => sum + r.body.attempts, 0);
+      const total = await judged();
+      assert.ok(total <= 20, `${total} wrong checks judged`);
+      // The rest of the budget one at a time on fresh codes, wherever the burst stopped: exactly 20 in the end.
+      let left = 20 - total;
+      while (left > 0) {
+        const sent = await send(phone, { max_attempts: 10 });
+        assert.equal(sent.status, 201, JSON.stringify(sent.body));
+        ids.push(sent.body.id);
+        for (let attempt = 0; attempt < 10 && left > 0; attempt++, left--) {
+          const res = await check({ verification_id: sent.body.id, code: wrong });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+        }
+      }
+      assert.equal(await judged(), 20);
+      for (const server of servers) {
+        const more = await request<Problem>(server.url, 'POST', '/v1/otp/send', key, {
+          phone,
+          channel: 'sms',
+        });
+        assert.equal(more.status, 429, JSON.stringify(more.body));
+      }
+    } finally {
+      cliJson(['workspace', 'limits', '--workspace', ws, '--sends-per-number', '5'], env);
     }
   });
 

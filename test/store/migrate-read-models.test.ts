@@ -17,7 +17,7 @@ import * as initial from '../../src/store/migrations/0001-initial.js';
 import * as accounts from '../../src/store/migrations/0002-accounts-and-timeline.js';
 import * as carriers from '../../src/store/migrations/0003-carriers.js';
 import * as deliveryJobs from '../../src/store/migrations/0004-delivery-jobs.js';
-import type { Database } from '../../src/store/tables.js';
+import type { Database, WorkspacesTable } from '../../src/store/tables.js';
 import { readWatermark } from '../../src/store/watermarks.js';
 import { TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 import { fakeClock } from '../helpers/clock.js';
@@ -57,6 +57,7 @@ test('an existing database migrates to 0005; overview and search are right befor
     const workspaceId = 'ws_existing';
     await old
       .insertInto('workspaces')
+      // As the release before 0005 stored it: without the columns later migrations add.
       .values({
         id: workspaceId,
         name: 'Existing',
@@ -66,7 +67,7 @@ test('an existing database migrates to 0005; overview and search are right befor
         request_limit_per_minute: 6000,
         created_at: END - 30 * DAY,
         updated_at: END - 30 * DAY,
-      })
+      } as WorkspacesTable)
       .execute();
     const rows = randomRows(seeded(17), [workspaceId], 1200, END - 10 * DAY, END - HOUR_MS);
     await insertRows(old, rows);

@@ -1,9 +1,12 @@
 // Retention (scale-out issue, item 7): finished verifications and outbox messages older than RETENTION_DAYS
-// are deleted with their number locks; request counters go after two minutes; pending codes are never
-// deleted; several sweepers pruning at once share the work without errors or double counting.
+// are deleted with their number locks; request counters go after two minutes; failed checks (the guess ceiling's)
+// after a day, the longest window a workspace may set; pending codes are never deleted; several sweepers pruning
+// at once share the work without errors or double counting.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createServices } from '../../src/services.js';
+import { GUESS_FAILURES_KEEP_MS } from '../../src/store/retention.js';
+import { LIMIT_RANGES } from '../../src/workspaces/service.js';
 import {
   client,
   codeFor,
@@ -102,6 +105,7 @@ describe('retention', () => {
       events: 0,
       phoneLocks: 0,
       requestCounters: 0,
+      guessFailures: 0,
       rollups: 0,
       numbers: 0,
       idempotencyKeys: 0,
@@ -130,5 +134,48 @@ describe('retention', () => {
     );
     // The earlier test's recent code is old now too, but still stored as pending: never pruned as such.
     assert.equal(await count('verifications'), 1);
+  });
+});
+
+describe('retention of failed checks', () => {
+  let clock: FakeClock;
+  let t: TestApp;
+  let api: ReturnType<typeof client>;
+
+  before(async () => {
+    clock = fakeClock();
+    t = await createTestApp({ clock });
+    api = client(t.app, (await seedWorkspace(t.services)).key);
+  });
+  after(() => t.close());
+
+  const failures = async () =>
+    Number(
+      (
+        await t.store.db
+          .selectFrom('guess_failures')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  test('failed checks older than a day are deleted; newer ones, which a window may still count, are kept', async () => {
+    assert.ok(
+      GUESS_FAILURES_KEEP_MS >= LIMIT_RANGES.guess_window_seconds.max * 1000,
+      'kept for at least the longest window a workspace may set',
+    );
+    const wrongCheck = async (phone: string) => {
+      const sent = (await api.send({ phone, channel: 'sms', max_attempts: 3 })).json() as { id: string };
+      const res = await api.check({ verification_id: sent.id, code: '12345' });
+      assert.equal(res.json().verified, false);
+    };
+    await wrongCheck('+61412380101');
+    await wrongCheck('+61412380101');
+    clock.advance(GUESS_FAILURES_KEEP_MS - 60_000);
+    await wrongCheck('+61412380102');
+    assert.equal(await failures(), 3);
+    clock.advance(60_000);
+    assert.equal((await t.services.retention.prune()).guessFailures, 2);
+    assert.equal(await failures(), 1);
   });
 });

@@ -18,6 +18,16 @@ export const LIMIT_FIELDS: { name: LimitName; label: string; hint: string }[] = 
   { name: 'send_limit', label: 'Codes per number', hint: 'How many codes one phone number may be sent' },
   { name: 'send_window_seconds', label: 'Window (seconds)', hint: '…within this many seconds' },
   {
+    name: 'guess_limit',
+    label: 'Failed checks per number',
+    hint: 'Wrong codes one phone number may be checked with, over all its codes; then its checks and sends are refused',
+  },
+  {
+    name: 'guess_window_seconds',
+    label: 'Failed-check window (seconds)',
+    hint: '…within any span of this many seconds',
+  },
+  {
     name: 'request_limit_per_minute',
     label: 'API requests per minute',
     hint: 'For the whole workspace, all keys together',

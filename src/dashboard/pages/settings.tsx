@@ -127,10 +127,14 @@ export function registerSettingsPages(
     const body = request.body as FormBody;
     const values = Object.fromEntries(LIMIT_FIELDS.map((f) => [f.name, field(body, f.name)]));
     return change(request, reply, { section: 'limits', values }, async (workspaceId) => {
-      // An empty or non-numeric field becomes NaN, which the service refuses with the field's range.
-      const limits = Object.fromEntries(
-        LIMIT_FIELDS.map((f) => [f.name, values[f.name]?.trim() ? Number(values[f.name]) : Number.NaN]),
-      ) as Record<LimitName, number>;
+      // An empty or non-numeric field becomes NaN, which the service refuses with the field's range. A field the
+      // form does not hold at all (a page from before the field existed) leaves its limit as it is.
+      const limits: Partial<Record<LimitName, number>> = {};
+      for (const f of LIMIT_FIELDS) {
+        if (body?.[f.name] === undefined) continue;
+        const value = values[f.name] ?? '';
+        limits[f.name] = value.trim() ? Number(value) : Number.NaN;
+      }
       await workspaces.setLimits({ workspaceId, limits });
       return 'Limits saved. They apply from the next request.';
     });

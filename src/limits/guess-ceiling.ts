@@ -1,0 +1,110 @@
+// The failed-guess ceiling per destination number. NIST SP 800-63B (5.2.2) limits the failed attempts on one
+// subject, and a new code must not start the count again: with only each code's attempt budget, every send brought
+// a fresh one, and one number could take hundreds of guesses an hour. So the failed checks of each number in a
+// workspace are kept (guess_failures, a row each), and once the number has had `guess_limit` of them within the last
+// `guess_window_seconds`, every check of it (with the right code too) and every send to it is refused, 429 with
+// Retry-After, until the oldest of those failures leaves the window.
+//
+// The window slides: no span of its length ever holds more than the limit. (A fixed window lets twice the limit
+// through across its boundary; so does one that starts at the first failure, across two of them.)
+//
+// A check is held against the ceiling before its code is compared, and its failure is counted in the transaction
+// that spends its attempt, so the two commit together. A refusal then depends on nothing but the number's past
+// failures: it says nothing of the code, not even by how long it took. Judging is serialised per number, so the
+// count a check reads is the count when it is judged: on SQLite every write transaction of every process runs under
+// the database's one write lock; on PostgreSQL the check first takes the number's advisory lock, held to its commit
+// (a lock in memory: no row to write or to prune), and only then reads the count.
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { AppError } from '../errors.js';
+import type { Db } from '../store/database.js';
+import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
+
+/** A workspace's setting, as the request's key lookup read it. */
+export interface GuessPolicy {
+  id: string;
+  guess_limit: number;
+  guess_window_seconds: number;
+}
+
+/** The failure that keeps the ceiling reached: the number's limit-th newest inside the window (one index range). */
+const ceilingFailure = prepared(
+  (db, p: { workspaceId: string; phone: string; since: number; offset: number }) =>
+    db
+      .selectFrom('guess_failures')
+      .select('at')
+      .where('workspace_id', '=', p.workspaceId)
+      .where('phone', '=', p.phone)
+      .where('at', '>', p.since)
+      .orderBy('at', 'desc')
+      .limit(1)
+      .offset(p.offset),
+);
+
+const insertFailure = preparedInsert('guess_failures');
+
+const lockNumber = prepared((db, p: { key: string }) =>
+  db.selectNoFrom(sql<void>`pg_advisory_xact_lock(cast(${p.key} as bigint))`.as('locked')),
+);
+
+/** The number's advisory lock key: 64 bits of a hash (two numbers that share one merely wait for each other). */
+function lockKey(workspaceId: string, phone: string): string {
+  return createHash('sha256').update(`${workspaceId}\n${phone}`).digest().readBigInt64BE(0).toString();
+}
+
+function span(seconds: number): string {
+  if (seconds % 3600 === 0) return seconds === 3600 ? 'an hour' : `${seconds / 3600} hours`;
+  if (seconds % 60 === 0) return seconds === 60 ? 'a minute' : `${seconds / 60} minutes`;
+  return `${seconds} seconds`;
+}
+
+/**
+ * Refuses (429) while the number's ceiling is reached, with Retry-After until its oldest counted failure leaves
+ * the window. One indexed look-up: the send path and checks of a finished verification use it alone.
+ */
+export async function enforceGuessCeiling(
+  db: Db,
+  policy: GuessPolicy,
+  phone: string,
+  now: number,
+): Promise<void> {
+  const windowMs = policy.guess_window_seconds * 1000;
+  const [oldest] = (
+    await ceilingFailure(db, {
+      workspaceId: policy.id,
+      phone,
+      since: now - windowMs,
+      offset: policy.guess_limit - 1,
+    })
+  ).rows;
+  if (!oldest) return;
+  throw new AppError(
+    'rate_limited',
+    `Too many wrong codes for this number: at most ${policy.guess_limit} failed checks in ${span(policy.guess_window_seconds)}. Checks of and sends to it are refused until then.`,
+    { retry_after: Math.max(1, Math.ceil((oldest.at + windowMs - now) / 1000)) },
+  );
+}
+
+/**
+ * In a check's transaction, before its code is compared: holds the number's ceiling until the commit (no other
+ * check of the number is judged meanwhile) and refuses the check (429) when the ceiling is reached.
+ */
+export async function holdGuessCeiling(
+  tx: Db,
+  policy: GuessPolicy,
+  phone: string,
+  now: number,
+): Promise<void> {
+  if (dialectOf(tx) === 'postgres') await lockNumber(tx, { key: lockKey(policy.id, phone) });
+  await enforceGuessCeiling(tx, policy, phone, now);
+}
+
+/** A wrong code judged (its attempt spent), in the transaction that held the ceiling: one failure more. */
+export async function countGuessFailure(
+  tx: Db,
+  workspaceId: string,
+  phone: string,
+  now: number,
+): Promise<void> {
+  await insertFailure(tx, { workspace_id: workspaceId, phone, at: now });
+}
