@@ -13,7 +13,7 @@ describe('pumping guard under concurrency', () => {
 
   before(async () => {
     ({ t } = await clockedApp());
-    const ws = await seedWorkspace(t.services);
+    const ws = await seedWorkspace(t.services, { pumpingGuard: 'default' });
     workspaceId = ws.workspaceId;
     api = client(t.app, ws.key);
   });

@@ -16,13 +16,15 @@ describe('pumping guard: range velocity', () => {
   let clock: FakeClock;
   let api: ReturnType<typeof client>;
   let workspaceId: string;
+  let key: string;
   const apps: TestApp[] = [];
 
   beforeEach(async () => {
     ({ t, clock } = await clockedApp());
     apps.push(t);
-    const ws = await seedWorkspace(t.services, { name: 'Acme' });
+    const ws = await seedWorkspace(t.services, { name: 'Acme', pumpingGuard: 'default' });
     workspaceId = ws.workspaceId;
+    key = ws.key;
     api = client(t.app, ws.key);
   });
   after(async () => {
@@ -70,7 +72,10 @@ describe('pumping guard: range velocity', () => {
     assert.equal(await sendStatus(inRange(10)), 403);
     assert.equal(await sendStatus('+61412346000'), 201);
     assert.equal(await sendStatus('+61412344999'), 201);
-    const other = client(t.app, (await seedWorkspace(t.services, { name: 'Other' })).key);
+    const other = client(
+      t.app,
+      (await seedWorkspace(t.services, { name: 'Other', pumpingGuard: 'default' })).key,
+    );
     assert.equal((await other.send({ phone: inRange(10) })).statusCode, 201);
   });
 
@@ -149,5 +154,25 @@ describe('pumping guard: range velocity', () => {
     // Ten refusals inside the send limit's 10 minutes, yet the number has all its 5 sends.
     for (let n = 0; n < 5; n++) assert.equal(await sendStatus(inRange(1)), 201, `send ${n + 1} of 5`);
     assert.equal(await sendStatus(inRange(1)), 429);
+  });
+
+  test('a refusal under an Idempotency-Key is not kept: once the block is lifted, the retry sends', async () => {
+    for (let i = 0; i < 10; i++) assert.equal(await sendStatus(inRange(i)), 201);
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/otp/send',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'k-1',
+        },
+        payload: JSON.stringify({ phone: inRange(10) }),
+      });
+    assertBlocked(await send(), 3600);
+    await t.services.fraud.lift(workspaceId, '+61412345', 'ops@example.com');
+    const retried = await send();
+    assert.equal(retried.statusCode, 201, retried.body);
+    assert.equal(retried.headers['idempotent-replayed'], undefined);
   });
 });
