@@ -22,6 +22,7 @@ import {
   createDeliveryReports,
 } from './delivery/reports.js';
 import { createProviderRouter } from './delivery/router.js';
+import { createFraudService, type FraudService } from './fraud/service.js';
 import type { Health } from './http/health.js';
 import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
@@ -45,6 +46,8 @@ export interface Services {
   workspaces: WorkspaceService;
   keys: KeyService;
   verifications: VerificationService;
+  /** The pumping guard: range blocks, their settings and allow list. */
+  fraud: FraudService;
   /** Idempotency-Key on sends: a key's first answer, kept 24 hours. */
   idempotency: Idempotency;
   /** The verifications log (the dashboard's list and phone search). */
@@ -159,6 +162,7 @@ export function createServices(deps: {
     warn: deps.delivery?.log?.warn,
     carrierTypes,
   });
+  const fraud = createFraudService({ db, clock, workspaces });
   const verifications = createVerificationService({
     db,
     clock,
@@ -166,6 +170,7 @@ export function createServices(deps: {
     dispatcher,
     deliveryWaitMs: deps.delivery?.waitMs ?? DEFAULT_DELIVERY_WAIT_MS,
     carrierTypes,
+    fraud,
   });
   const requestLimiter = createRequestLimiter({ clock });
   const retention = createRetention({
@@ -185,6 +190,7 @@ export function createServices(deps: {
     workspaces,
     keys,
     verifications,
+    fraud,
     idempotency: createIdempotency({ db, clock, committed: store.committed }),
     // Heavy reads: on SQLite they run on the reader thread, never holding the API's requests.
     log: createVerificationLog({ db: store.reader, clock }),

@@ -4,6 +4,7 @@ import type { AccountView } from '../accounts/service.js';
 import type { ResealReport } from '../secret-rotation.js';
 import { MAX_TTL_SECONDS } from '../verification/schemas.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
+import { FRAUD_COMMANDS } from './fraud-commands.js';
 import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 import { WORKSPACE_COMMANDS } from './workspace-commands.js';
@@ -55,6 +56,7 @@ export const COMMANDS: Record<string, Command> = {
     print: (r) => printTable(r as object[], ['id', 'name', 'created_at']),
   },
   ...WORKSPACE_COMMANDS,
+  ...FRAUD_COMMANDS,
   'number add': {
     usage:
       'number add --workspace WS_ID --number PHONE [--type mobile|landline|local_rate|toll_free] [--carrier CARRIER_ID]',

@@ -26,7 +26,7 @@ export interface WorkspaceLimitsView {
 }
 
 /** Control characters (NUL above all) are never part of an id: refused before any query sees them. */
-function workspaceIdOf(values: Values): string {
+export function workspaceIdOf(values: Values): string {
   const id = required(values, 'workspace');
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
   if (/[\u0000-\u001f\u007f]/.test(id)) throw new UsageError('--workspace: must not hold control characters');

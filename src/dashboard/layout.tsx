@@ -21,6 +21,7 @@ const NAV = [
   { href: `${BASE}/inbox`, label: 'Inbox' },
   { href: `${BASE}/settings`, label: 'Workspace' },
   { href: `${BASE}/carriers`, label: 'Carriers' },
+  { href: `${BASE}/fraud`, label: 'Fraud' },
   { href: `${BASE}/settings/security/api-keys`, label: 'API keys' },
 ];
 

@@ -248,6 +248,60 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+/** The pumping guard's settings of a workspace (src/fraud/); no row: the defaults. */
+export interface FraudSettingsTable {
+  workspace_id: string;
+  range_limit: number;
+  range_window_seconds: number;
+  block_seconds: number;
+  updated_at: number;
+}
+
+/** A number or range (E.164 prefix) the pumping guard never blocks. */
+export interface FraudAllowTable {
+  workspace_id: string;
+  prefix: string;
+  created_at: number;
+}
+
+/** A number range sends touched: its lock row, and its active block if any. */
+export interface FraudRangesTable {
+  workspace_id: string;
+  /** The E.164 number minus its last 3 digits. */
+  range_prefix: string;
+  touched_at: number;
+  /** Until when sends to the range are refused; null (or past): not blocked. */
+  blocked_until: number | null;
+  block_id: string | null;
+  block_reason: string | null;
+}
+
+/** The last send to a number, under its range (the velocity rule counts them). */
+export interface FraudRangeNumbersTable {
+  workspace_id: string;
+  phone: string;
+  range_prefix: string;
+  last_sent_at: number;
+}
+
+/** One block of a range, active or past. */
+export interface FraudBlocksTable {
+  id: string;
+  workspace_id: string;
+  range_prefix: string;
+  /** 'range_velocity' */
+  reason: string;
+  /** Distinct numbers of the range in the window when it tripped (the refused one included). */
+  distinct_numbers: number;
+  created_at: number;
+  blocked_until: number;
+  lifted_at: number | null;
+  /** Who lifted it by hand (an account's e-mail, or 'cli'). */
+  lifted_by: string | null;
+  /** Sends it refused, the one that tripped it included. */
+  refused: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_numbers: WorkspaceNumbersTable;
@@ -268,4 +322,9 @@ export interface Database {
   verification_rollups: VerificationRollupsTable;
   phone_directory: PhoneDirectoryTable;
   idempotency_keys: IdempotencyKeysTable;
+  fraud_settings: FraudSettingsTable;
+  fraud_allow: FraudAllowTable;
+  fraud_ranges: FraudRangesTable;
+  fraud_range_numbers: FraudRangeNumbersTable;
+  fraud_blocks: FraudBlocksTable;
 }

@@ -124,7 +124,9 @@ export function idempotencyHooks(idempotency: Idempotency) {
       }
       claims.delete(request);
       const body = typeof payload === 'string' ? payload : undefined;
-      idempotency.finish(claim, reply.statusCode, body).then(
+      // An answer with Retry-After (a range blocked for now) is released like a 429.
+      const saysLater = reply.getHeader('retry-after') !== undefined;
+      idempotency.finish(claim, reply.statusCode, body, saysLater).then(
         () => done(null, payload),
         (err: unknown) => {
           // The send itself happened; its answer goes out. The key stays in flight until its lease ends.

@@ -117,11 +117,12 @@ const releaseKey = prepared((db, p: { workspaceId: string; key: string; token: s
 
 /**
  * Whether an answer is kept and replayed: a success, and a refusal that a retry would meet again (invalid phone,
- * destination blocked, channel unavailable). Never a 429 (it says "later", so the retry must run the send) nor a
- * 5xx (nothing final happened).
+ * a number type never served, channel unavailable). Never a 429 nor any answer with Retry-After (they say
+ * "later", so the retry must run the send: a range blocked by the pumping guard is one) nor a 5xx (nothing final
+ * happened).
  */
-export function isFinalAnswer(status: number): boolean {
-  return status < 500 && status !== 429;
+export function isFinalAnswer(status: number, saysLater = false): boolean {
+  return status < 500 && status !== 429 && !saysLater;
 }
 
 /** Three tries: a key released or expired between the take and the read is simply taken again. */
@@ -180,9 +181,9 @@ export function createIdempotency(deps: {
     },
 
     /** Stores the answer of a claimed request if it is final, else frees the key for a retry; durable on return. */
-    async finish(claim: Claim, status: number, body: string | undefined): Promise<void> {
+    async finish(claim: Claim, status: number, body: string | undefined, saysLater = false): Promise<void> {
       const { workspaceId, key, token } = claim;
-      if (body !== undefined && isFinalAnswer(status)) {
+      if (body !== undefined && isFinalAnswer(status, saysLater)) {
         await storeAnswer(db, { workspaceId, key, token, status, body });
       } else {
         await releaseKey(db, { workspaceId, key, token });

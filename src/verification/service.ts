@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Dispatcher } from '../delivery/dispatcher.js';
 import { insertJob } from '../delivery/jobs.js';
 import { AppError, invalidField } from '../errors.js';
+import { type FraudService, refusalError } from '../fraud/service.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
 import { countGuessFailure, enforceGuessCeiling, holdGuessCeiling } from '../limits/guess-ceiling.js';
@@ -39,6 +40,8 @@ export interface VerificationDeps {
   deliveryWaitMs: number;
   /** Which channels each carrier carries (a number on an SMS-only carrier never places a call). */
   carrierTypes: readonly CarrierChannels[];
+  /** The pumping guard: its check runs in the send's transaction. */
+  fraud: Pick<FraudService, 'guardSend'>;
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
 }
@@ -153,8 +156,11 @@ export function createVerificationService(deps: VerificationDeps) {
 
       // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
       // verification of the number is pending, and the send limit counts every one of them.
-      await db.transaction().execute(async (tx) => {
+      const refusal = await db.transaction().execute(async (tx) => {
         row.seq = await repo.lockPhone(tx, ws.id, destination.e164, now);
+        // The pumping guard: a refusal commits its block (and its count) but nothing of the send.
+        const refused = await deps.fraud.guardSend(tx, ws.id, destination.e164, now);
+        if (refused) return refused;
         await enforceSendLimit(tx, ws, destination.e164, now);
         const superseded = await repo.supersedePending(tx, ws.id, destination.e164, now);
         await repo.insertVerification(tx, row);
@@ -170,7 +176,9 @@ export function createVerificationService(deps: VerificationDeps) {
             detail: { channel, from: sender.number, to: destination.e164 },
           },
         ]);
+        return undefined;
       });
+      if (refusal) throw refusalError(refusal, now);
 
       // The first hand-over, waited for a short while so the response can say whether it was made; past the
       // deadline it goes on in the background, and the dispatcher retries what fails transiently.

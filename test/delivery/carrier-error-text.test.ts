@@ -100,6 +100,7 @@ describe("a carrier's error answer in error_message", () => {
     });
     for (const { type, credentials } of [...CARRIERS, { type: 'noisy', credentials: {} }]) {
       const ws = await t.services.workspaces.createWorkspace({ name: `Acme ${type}` });
+      await t.services.fraud.setSettings(ws.id, { range_limit: 1000 });
       const account = await t.services.carriers.addAccount({
         workspaceId: ws.id,
         type,

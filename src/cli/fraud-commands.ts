@@ -1,0 +1,106 @@
+// The pumping guard from the CLI (docs/operations.md "Pumping guard"): show and set a workspace's range settings,
+// keep its allow list, list its blocks and lift one. Every bad option is a usage error (exit 2) before any service
+// runs; the rules themselves (bounds, prefix shape) live in src/fraud/rules.ts.
+import { AppError } from '../errors.js';
+import { FRAUD_RANGES, type FraudSettingName, validatePrefix } from '../fraud/rules.js';
+import type { BlockView, FraudSettingsView } from '../fraud/service.js';
+import type { Services } from '../services.js';
+import { type Command, required, str, type Values, wholeNumber } from './options.js';
+import { printRecord, printTable, UsageError } from './output.js';
+import { workspaceIdOf } from './workspace-commands.js';
+
+/** Option -> the setting it sets. */
+const SETTING_OPTIONS = {
+  'range-limit': 'range_limit',
+  'range-window-seconds': 'range_window_seconds',
+  'block-seconds': 'block_seconds',
+} as const satisfies Record<string, FraudSettingName>;
+
+function settingsGiven(values: Values): Partial<Record<FraudSettingName, number>> {
+  const given: Partial<Record<FraudSettingName, number>> = {};
+  for (const [option, name] of Object.entries(SETTING_OPTIONS)) {
+    const value = wholeNumber(values, option);
+    if (value === undefined) continue;
+    const { min, max } = FRAUD_RANGES[name];
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new UsageError(`--${option} must be a whole number from ${min} to ${max}`);
+    }
+    given[name] = value;
+  }
+  return given;
+}
+
+/** A prefix option in the shape rules.ts takes, else a usage error naming the option. */
+function prefixOf(values: Values, option: string): string {
+  try {
+    return validatePrefix(required(values, option), option);
+  } catch (err) {
+    if (err instanceof AppError) throw new UsageError(`--${option}: ${err.extras.errors?.[0]?.message}`);
+    throw err;
+  }
+}
+
+async function fraudSettings(s: Services, values: Values): Promise<FraudSettingsView> {
+  const workspaceId = workspaceIdOf(values);
+  const given = settingsGiven(values);
+  return Object.keys(given).length === 0
+    ? s.fraud.getSettings(workspaceId)
+    : s.fraud.setSettings(workspaceId, given);
+}
+
+const workspace = { workspace: str };
+
+export const FRAUD_COMMANDS: Record<string, Command> = {
+  'fraud settings': {
+    usage:
+      'fraud settings --workspace WS_ID [--range-limit N] [--range-window-seconds N] [--block-seconds N]',
+    options: { ...workspace, 'range-limit': str, 'range-window-seconds': str, 'block-seconds': str },
+    run: fraudSettings,
+    print: (r) => printRecord(r as object),
+  },
+  'fraud allow': {
+    usage: 'fraud allow --workspace WS_ID --prefix +E164_PREFIX',
+    options: { ...workspace, prefix: str },
+    run: async (s, v) => {
+      const [workspaceId, prefix] = [workspaceIdOf(v), prefixOf(v, 'prefix')];
+      return s.fraud.allow(workspaceId, prefix);
+    },
+    print: (r) => printRecord(r as object),
+  },
+  'fraud disallow': {
+    usage: 'fraud disallow --workspace WS_ID --prefix +E164_PREFIX',
+    options: { ...workspace, prefix: str },
+    run: async (s, v) => {
+      const [workspaceId, prefix] = [workspaceIdOf(v), prefixOf(v, 'prefix')];
+      return s.fraud.disallow(workspaceId, prefix);
+    },
+    print: (r) => printRecord(r as object),
+  },
+  'fraud blocks': {
+    usage: 'fraud blocks --workspace WS_ID',
+    options: workspace,
+    run: async (s, v) => {
+      const workspaceId = workspaceIdOf(v);
+      return s.fraud.listBlocks(workspaceId);
+    },
+    print: (r) =>
+      printTable(r as BlockView[], [
+        'range',
+        'reason',
+        'active',
+        'created_at',
+        'blocked_until',
+        'lifted_at',
+        'refused',
+      ]),
+  },
+  'fraud lift': {
+    usage: 'fraud lift --workspace WS_ID --range +E164_RANGE',
+    options: { ...workspace, range: str },
+    run: async (s, v) => {
+      const [workspaceId, range] = [workspaceIdOf(v), prefixOf(v, 'range')];
+      return s.fraud.lift(workspaceId, range, 'cli');
+    },
+    print: (r) => printRecord(r as object),
+  },
+};

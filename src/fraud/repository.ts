@@ -1,0 +1,231 @@
+// SQL of the pumping guard. The send path's statements are compiled once (prepared) and run in the send's
+// transaction; the first takes the range's row lock, so the count and the block decision after it see every send
+// to the range that committed before. Functions take the database (or a transaction) first.
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import { prepared, preparedInsert } from '../store/prepared.js';
+import type { FraudBlocksTable } from '../store/tables.js';
+import { FRAUD_DEFAULTS } from './rules.js';
+
+export type BlockRow = FraudBlocksTable;
+
+/**
+ * The range's lock and state in one statement: upserts the range's row (on PostgreSQL its row lock is held to the
+ * end of the send's transaction, so the sends of one range are serialised even when they hold different number
+ * locks; SQLite's one write lock already serialises them), and returns its block, the workspace's settings and
+ * whether an allow-list entry covers the number.
+ */
+const touchRange = prepared((db, p: { workspaceId: string; range: string; phone: string; now: number }) =>
+  db
+    .insertInto('fraud_ranges')
+    .values({
+      workspace_id: p.workspaceId,
+      range_prefix: p.range,
+      touched_at: p.now,
+      blocked_until: null,
+      block_id: null,
+      block_reason: null,
+    })
+    .onConflict((oc) => oc.columns(['workspace_id', 'range_prefix']).doUpdateSet({ touched_at: p.now }))
+    .returning((eb) => {
+      const setting = (column: 'range_limit' | 'range_window_seconds' | 'block_seconds') =>
+        eb
+          .selectFrom('fraud_settings')
+          .select(column)
+          .where('fraud_settings.workspace_id', '=', p.workspaceId)
+          .$asScalar();
+      return [
+        'blocked_until',
+        'block_id',
+        'block_reason',
+        setting('range_limit').as('range_limit'),
+        setting('range_window_seconds').as('range_window_seconds'),
+        setting('block_seconds').as('block_seconds'),
+        // Prefixes are + and digits only (rules.ts), so plain comparison of the number's start is exact.
+        sql<number>`CASE WHEN EXISTS (SELECT 1 FROM fraud_allow WHERE fraud_allow.workspace_id = ${p.workspaceId}
+          AND fraud_allow.prefix = substr(cast(${p.phone} as text), 1, length(fraud_allow.prefix))) THEN 1 ELSE 0 END`.as(
+          'allowed',
+        ),
+      ];
+    }),
+);
+
+export interface RangeState {
+  blockedUntil: number | null;
+  blockId: string | null;
+  blockReason: string | null;
+  allowed: boolean;
+  rangeLimit: number;
+  windowSeconds: number;
+  blockSeconds: number;
+}
+
+export async function lockRange(
+  db: Db,
+  p: { workspaceId: string; range: string; phone: string; now: number },
+): Promise<RangeState> {
+  const row = (await touchRange(db, p)).rows[0];
+  if (!row) throw new Error('the range lock returned no row');
+  return {
+    blockedUntil: row.blocked_until,
+    blockId: row.block_id,
+    blockReason: row.block_reason,
+    allowed: Number(row.allowed) === 1,
+    rangeLimit: row.range_limit ?? FRAUD_DEFAULTS.range_limit,
+    windowSeconds: row.range_window_seconds ?? FRAUD_DEFAULTS.range_window_seconds,
+    blockSeconds: row.block_seconds ?? FRAUD_DEFAULTS.block_seconds,
+  };
+}
+
+/** Numbers of the range other than `phone` sent to since `since` (an index range scan). */
+const countOthers = prepared((db, p: { workspaceId: string; range: string; phone: string; since: number }) =>
+  db
+    .selectFrom('fraud_range_numbers')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('workspace_id', '=', p.workspaceId)
+    .where('range_prefix', '=', p.range)
+    .where('last_sent_at', '>', p.since)
+    .where('phone', '<>', p.phone),
+);
+
+export async function countOtherNumbers(
+  db: Db,
+  p: { workspaceId: string; range: string; phone: string; since: number },
+): Promise<number> {
+  return Number((await countOthers(db, p)).rows[0]?.n ?? 0);
+}
+
+/** The number's last send, under its range. */
+export const recordNumber = prepared(
+  (db, p: { workspaceId: string; range: string; phone: string; now: number }) =>
+    db
+      .insertInto('fraud_range_numbers')
+      .values({ workspace_id: p.workspaceId, phone: p.phone, range_prefix: p.range, last_sent_at: p.now })
+      .onConflict((oc) => oc.columns(['workspace_id', 'phone']).doUpdateSet({ last_sent_at: p.now })),
+);
+
+export const insertBlock = preparedInsert('fraud_blocks');
+
+/** The range's active block (the range row is locked by this transaction already). */
+export const setRangeBlock = prepared(
+  (db, p: { workspaceId: string; range: string; until: number; blockId: string; reason: string }) =>
+    db
+      .updateTable('fraud_ranges')
+      .set({ blocked_until: p.until, block_id: p.blockId, block_reason: p.reason })
+      .where('workspace_id', '=', p.workspaceId)
+      .where('range_prefix', '=', p.range),
+);
+
+/** One more send refused by the block (one statement: concurrent refusals all count). */
+export const countRefusal = prepared((db, p: { blockId: string }) =>
+  db.updateTable('fraud_blocks').set({ refused: sql<number>`refused + 1` }).where('id', '=', p.blockId),
+);
+
+/** Ends the range's active block by hand; returns the ids of the blocks it ended (none: nothing was active). */
+export async function liftRange(
+  db: Db,
+  p: { workspaceId: string; range: string; now: number; by: string },
+): Promise<string[]> {
+  const ended = await db
+    .updateTable('fraud_blocks')
+    .set({ lifted_at: p.now, lifted_by: p.by })
+    .where('workspace_id', '=', p.workspaceId)
+    .where('range_prefix', '=', p.range)
+    .where('lifted_at', 'is', null)
+    .where('blocked_until', '>', p.now)
+    .returning('id')
+    .execute();
+  await db
+    .updateTable('fraud_ranges')
+    .set({ blocked_until: null, block_id: null, block_reason: null })
+    .where('workspace_id', '=', p.workspaceId)
+    .where('range_prefix', '=', p.range)
+    .execute();
+  // A lifted range starts afresh: the numbers that tripped it would otherwise trip it again at the next send.
+  await db
+    .deleteFrom('fraud_range_numbers')
+    .where('workspace_id', '=', p.workspaceId)
+    .where('range_prefix', '=', p.range)
+    .execute();
+  return ended.map((r) => r.id);
+}
+
+/** The workspace's blocks, newest first. */
+export function listBlocks(db: Db, workspaceId: string, limit: number): Promise<BlockRow[]> {
+  return db
+    .selectFrom('fraud_blocks')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export function findSettings(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('fraud_settings')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export async function saveSettings(
+  db: Db,
+  row: {
+    workspace_id: string;
+    range_limit: number;
+    range_window_seconds: number;
+    block_seconds: number;
+    updated_at: number;
+  },
+): Promise<void> {
+  const { workspace_id: _, ...changes } = row;
+  await db
+    .insertInto('fraud_settings')
+    .values(row)
+    .onConflict((oc) => oc.column('workspace_id').doUpdateSet(changes))
+    .execute();
+}
+
+export async function listAllow(
+  db: Db,
+  workspaceId: string,
+): Promise<{ prefix: string; created_at: number }[]> {
+  return db
+    .selectFrom('fraud_allow')
+    .select(['prefix', 'created_at'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('prefix')
+    .execute();
+}
+
+export async function countAllow(db: Db, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('fraud_allow')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Adds an entry; an entry already listed stays as it is. */
+export async function addAllow(
+  db: Db,
+  p: { workspaceId: string; prefix: string; now: number },
+): Promise<void> {
+  await db
+    .insertInto('fraud_allow')
+    .values({ workspace_id: p.workspaceId, prefix: p.prefix, created_at: p.now })
+    .onConflict((oc) => oc.columns(['workspace_id', 'prefix']).doNothing())
+    .execute();
+}
+
+export async function removeAllow(db: Db, workspaceId: string, prefix: string): Promise<boolean> {
+  const r = await db
+    .deleteFrom('fraud_allow')
+    .where('workspace_id', '=', workspaceId)
+    .where('prefix', '=', prefix)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}

@@ -1,0 +1,209 @@
+// The pumping guard (issue 12): bots request codes to ranges of premium or colluding numbers and the customer
+// pays. More than `range_limit` distinct numbers of one range (all but the last 3 digits alike) sent to within the
+// window block the range for `block_seconds`; sends to a blocked range are refused with 403 destination_blocked
+// (reason range_velocity, retry_after). The verification service calls `guardSend` inside the send's
+// transaction; the CLI and the dashboard call the rest.
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Db } from '../store/database.js';
+import type { WorkspaceService } from '../workspaces/service.js';
+import * as repo from './repository.js';
+import {
+  FRAUD_DEFAULTS,
+  type FraudLimits,
+  type FraudSettingName,
+  MAX_ALLOW_ENTRIES,
+  rangeOf,
+  validatePrefix,
+  validateRange,
+  validateSetting,
+} from './rules.js';
+
+/** Why a send was refused, and until when. */
+export interface Refusal {
+  range: string;
+  reason: string;
+  until: number;
+}
+
+export interface FraudSettingsView extends FraudLimits {
+  workspace_id: string;
+  /** Numbers and ranges (E.164 prefixes) never blocked. */
+  allow: string[];
+}
+
+export interface BlockView {
+  id: string;
+  /** The range: an E.164 number minus its last 3 digits. */
+  range: string;
+  reason: string;
+  distinct_numbers: number;
+  created_at: string;
+  blocked_until: string;
+  lifted_at: string | null;
+  lifted_by: string | null;
+  /** Sends the block refused, the one that tripped it included. */
+  refused: number;
+  /** Still refusing sends: not lifted and not yet over. */
+  active: boolean;
+}
+
+/** How many blocks the list shows (newest first). */
+export const BLOCK_LIST_LIMIT = 100;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The answer to a refused send. Retry-After is the seconds until the block ends (at least 1). */
+export function refusalError(refusal: Refusal, now: number): AppError {
+  const retryAfter = Math.max(1, Math.ceil((refusal.until - now) / 1000));
+  return new AppError(
+    'destination_blocked',
+    `Codes to numbers starting ${refusal.range} are blocked until ${iso(refusal.until)}: too many numbers of the range were sent codes in a short time.`,
+    { reason: refusal.reason, retry_after: retryAfter },
+  );
+}
+
+export function createFraudService(deps: { db: Db; clock: Clock; workspaces: WorkspaceService }) {
+  const { db, clock, workspaces } = deps;
+
+  function presentBlock(row: repo.BlockRow, now: number): BlockView {
+    return {
+      id: row.id,
+      range: row.range_prefix,
+      reason: row.reason,
+      distinct_numbers: row.distinct_numbers,
+      created_at: iso(row.created_at),
+      blocked_until: iso(row.blocked_until),
+      lifted_at: row.lifted_at === null ? null : iso(row.lifted_at),
+      lifted_by: row.lifted_by,
+      refused: row.refused,
+      active: row.lifted_at === null && row.blocked_until > now,
+    };
+  }
+
+  async function settingsOf(workspaceId: string): Promise<FraudSettingsView> {
+    await workspaces.requireWorkspace(workspaceId);
+    const row = await repo.findSettings(db, workspaceId);
+    const allow = (await repo.listAllow(db, workspaceId)).map((r) => r.prefix);
+    return {
+      workspace_id: workspaceId,
+      range_limit: row?.range_limit ?? FRAUD_DEFAULTS.range_limit,
+      range_window_seconds: row?.range_window_seconds ?? FRAUD_DEFAULTS.range_window_seconds,
+      block_seconds: row?.block_seconds ?? FRAUD_DEFAULTS.block_seconds,
+      allow,
+    };
+  }
+
+  return {
+    /**
+     * The guard of one send, in the send's transaction (`tx`), after the number's lock. Returns the refusal when the
+     * range is blocked or this send trips the rule (the block is then written in the same transaction, which the
+     * caller commits without creating the verification); undefined when the send may go on (its number is then
+     * recorded, and rolls back with the send if a later check refuses it). Cost: three indexed statements.
+     */
+    async guardSend(tx: Db, workspaceId: string, phone: string, now: number): Promise<Refusal | undefined> {
+      const range = rangeOf(phone);
+      const state = await repo.lockRange(tx, { workspaceId, range, phone, now });
+      if (state.allowed) return undefined;
+      if (state.blockedUntil !== null && state.blockedUntil > now && state.blockId !== null) {
+        await repo.countRefusal(tx, { blockId: state.blockId });
+        return { range, reason: state.blockReason ?? 'range_velocity', until: state.blockedUntil };
+      }
+      const since = now - state.windowSeconds * 1000;
+      const others = await repo.countOtherNumbers(tx, { workspaceId, range, phone, since });
+      if (others < state.rangeLimit) {
+        await repo.recordNumber(tx, { workspaceId, range, phone, now });
+        return undefined;
+      }
+      // This number would be one past the limit: it trips the block and is itself refused.
+      const until = now + state.blockSeconds * 1000;
+      const blockId = newId('blk');
+      const reason = 'range_velocity';
+      await repo.insertBlock(tx, {
+        id: blockId,
+        workspace_id: workspaceId,
+        range_prefix: range,
+        reason,
+        distinct_numbers: others + 1,
+        created_at: now,
+        blocked_until: until,
+        lifted_at: null,
+        lifted_by: null,
+        refused: 1,
+      });
+      await repo.setRangeBlock(tx, { workspaceId, range, until, blockId, reason });
+      return { range, reason, until };
+    },
+
+    getSettings: settingsOf,
+
+    /** Sets the settings given; the others keep their values. */
+    async setSettings(
+      workspaceId: string,
+      given: Partial<Record<FraudSettingName, unknown>>,
+    ): Promise<FraudSettingsView> {
+      const current = await settingsOf(workspaceId);
+      const next = { ...current };
+      for (const name of Object.keys(FRAUD_DEFAULTS) as FraudSettingName[]) {
+        if (given[name] !== undefined) next[name] = validateSetting(name, given[name]);
+      }
+      await repo.saveSettings(db, {
+        workspace_id: workspaceId,
+        range_limit: next.range_limit,
+        range_window_seconds: next.range_window_seconds,
+        block_seconds: next.block_seconds,
+        updated_at: clock.now(),
+      });
+      return next;
+    },
+
+    /** Adds a number or range to the allow list (idempotent). */
+    async allow(workspaceId: string, input: unknown): Promise<FraudSettingsView> {
+      const prefix = validatePrefix(input);
+      const current = await settingsOf(workspaceId);
+      if (current.allow.includes(prefix)) return current;
+      // A soft cap (two concurrent adds may both pass it): it only keeps the send's allow check short.
+      if ((await repo.countAllow(db, workspaceId)) >= MAX_ALLOW_ENTRIES) {
+        throw new AppError('conflict', `The allow list holds at most ${MAX_ALLOW_ENTRIES} entries.`);
+      }
+      await repo.addAllow(db, { workspaceId, prefix, now: clock.now() });
+      return settingsOf(workspaceId);
+    },
+
+    /** Removes an entry from the allow list; not_found when it is not listed. */
+    async disallow(workspaceId: string, input: unknown): Promise<FraudSettingsView> {
+      const prefix = validatePrefix(input);
+      await workspaces.requireWorkspace(workspaceId);
+      if (!(await repo.removeAllow(db, workspaceId, prefix))) {
+        throw new AppError('not_found', `${prefix} is not on the allow list.`);
+      }
+      return settingsOf(workspaceId);
+    },
+
+    /** The workspace's blocks, newest first (active and past). */
+    async listBlocks(workspaceId: string): Promise<BlockView[]> {
+      await workspaces.requireWorkspace(workspaceId);
+      const now = clock.now();
+      return (await repo.listBlocks(db, workspaceId, BLOCK_LIST_LIMIT)).map((r) => presentBlock(r, now));
+    },
+
+    /** Ends a range's active block by hand; not_found when the range has none. The range then starts afresh. */
+    async lift(
+      workspaceId: string,
+      rangeInput: unknown,
+      by: string,
+    ): Promise<{ range: string; lifted: string[] }> {
+      const range = validateRange(rangeInput);
+      await workspaces.requireWorkspace(workspaceId);
+      const now = clock.now();
+      const lifted = await db
+        .transaction()
+        .execute((tx) => repo.liftRange(tx, { workspaceId, range, now, by }));
+      if (lifted.length === 0) throw new AppError('not_found', `No active block of ${range}.`);
+      return { range, lifted };
+    },
+  };
+}
+
+export type FraudService = ReturnType<typeof createFraudService>;

@@ -1,0 +1,139 @@
+// Operator interface, `fraud settings|allow|disallow|blocks|lift` (docs/operations.md "Pumping guard"), through the
+// real built CLI on a fresh database (SQLite or PostgreSQL, per TEST_STORE). Bad options are usage errors (exit 2)
+// that change nothing; an unknown workspace or range is a failure (exit 1).
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { FRAUD_COMMANDS } from '../../src/cli/fraud-commands.js';
+import type { Services } from '../../src/services.js';
+import { assertCleanFailure, cliSuiteEnv, jsonOf } from '../helpers/cli-setup.js';
+import { cliJson, runCli } from '../helpers/process.js';
+
+describe('CLI: fraud', () => {
+  const { env } = cliSuiteEnv();
+  let ws = '';
+
+  before(() => {
+    // A workspace on the guard's defaults (the suite helper raises its range limit for other suites).
+    ws = cliJson<{ id: string }>(['workspace', 'create', '--name', 'Acme'], env).id;
+  });
+
+  const fraud = (...args: string[]) => runCli(['fraud', ...args], env);
+  const settings = (...args: string[]) => fraud('settings', '--workspace', ws, ...args);
+
+  test('settings: the defaults, then the ones given set and the others kept', () => {
+    assert.deepEqual(jsonOf(settings('--json')), {
+      workspace_id: ws,
+      range_limit: 10,
+      range_window_seconds: 600,
+      block_seconds: 3600,
+      allow: [],
+    });
+    const set = jsonOf<Record<string, unknown>>(
+      settings('--range-limit', '25', '--block-seconds', '7200', '--json'),
+    );
+    assert.deepEqual(set, {
+      workspace_id: ws,
+      range_limit: 25,
+      range_window_seconds: 600,
+      block_seconds: 7200,
+      allow: [],
+    });
+    assert.deepEqual(jsonOf(settings('--json')), set);
+    const human = settings();
+    assert.equal(human.status, 0, human.stderr);
+    assert.match(human.stdout, /^range_limit\s+25$/m);
+  });
+
+  test('settings: bad types, out of range and huge values are usage errors (exit 2) and change nothing', () => {
+    const before = jsonOf(settings('--json'));
+    for (const [option, value] of [
+      ['--range-limit', 'ten'],
+      ['--range-limit', '0'],
+      ['--range-limit', '1001'],
+      ['--range-limit', '-5'],
+      ['--range-limit', '1e3'],
+      ['--range-limit', '99999999999999999999999999'],
+      ['--range-window-seconds', '59'],
+      ['--range-window-seconds', '86401'],
+      ['--range-window-seconds', '٦٠٠'],
+      ['--block-seconds', '604801'],
+      ['--block-seconds', ''],
+      ['--block-seconds', '12.5'],
+    ] as const) {
+      const result = settings(`${option}=${value}`, '--json');
+      assertCleanFailure(result, new RegExp(option));
+      assert.equal(result.status, 2, `${option}=${value}`);
+    }
+    assert.deepEqual(jsonOf(settings('--json')), before);
+  });
+
+  test('allow and disallow: prefixes listed in order; bad prefixes are usage errors', () => {
+    cliJson(['fraud', 'allow', '--workspace', ws, '--prefix', '+61412345'], env);
+    const shown = jsonOf<{ allow: string[] }>(
+      fraud('allow', '--workspace', ws, '--prefix', '+614 9999', '--json'),
+    );
+    assert.deepEqual(shown.allow, ['+61412345', '+6149999']);
+    // Adding again changes nothing.
+    assert.deepEqual(
+      jsonOf<{ allow: string[] }>(fraud('allow', '--workspace', ws, '--prefix', '+61412345', '--json')).allow,
+      shown.allow,
+    );
+    for (const bad of [
+      '61412345',
+      '+',
+      '+0612',
+      '+6141234567890123',
+      '+61-412',
+      '+６１４',
+      '+61\u200b4',
+      'x'.repeat(10_000),
+      '%',
+    ]) {
+      const result = fraud('allow', '--workspace', ws, '--prefix', bad, '--json');
+      assertCleanFailure(result, /--prefix/);
+      assert.equal(result.status, 2, JSON.stringify(bad));
+    }
+    const removed = jsonOf<{ allow: string[] }>(
+      fraud('disallow', '--workspace', ws, '--prefix', '+6149999', '--json'),
+    );
+    assert.deepEqual(removed.allow, ['+61412345']);
+    const again = fraud('disallow', '--workspace', ws, '--prefix', '+6149999', '--json');
+    assertCleanFailure(again, /not on the allow list/);
+    assert.equal(again.status, 1);
+  });
+
+  test('blocks lists none; lift of a range without a block fails (exit 1); an unknown workspace fails', () => {
+    assert.deepEqual(jsonOf(fraud('blocks', '--workspace', ws, '--json')), []);
+    const human = fraud('blocks', '--workspace', ws);
+    assert.equal(human.stdout, '(none)\n');
+    const lift = fraud('lift', '--workspace', ws, '--range', '+61412345', '--json');
+    assertCleanFailure(lift, /No active block/);
+    assert.equal(lift.status, 1);
+    const badRange = fraud('lift', '--workspace', ws, '--range', '+61 4123 45x', '--json');
+    assertCleanFailure(badRange, /--range/);
+    assert.equal(badRange.status, 2);
+    const unknown = fraud('blocks', '--workspace', 'ws_nope', '--json');
+    assertCleanFailure(unknown, /No workspace/);
+    assert.equal(unknown.status, 1);
+    const missing = fraud('lift', '--workspace', ws, '--json');
+    assertCleanFailure(missing, /--range is required/);
+    assert.equal(missing.status, 2);
+  });
+
+  test('NUL bytes are refused before any query sees them', async () => {
+    const services = new Proxy({}, { get: () => assert.fail('no service may run') }) as unknown as Services;
+    const run = (name: string, values: Record<string, string>) => {
+      const command = FRAUD_COMMANDS[name];
+      assert.ok(command);
+      return command.run(services, values, []);
+    };
+    await assert.rejects(run('fraud settings', { workspace: `${ws}\u0000` }), /control characters/);
+    await assert.rejects(
+      run('fraud settings', { workspace: ws, 'range-limit': '10\u0000' }),
+      /--range-limit/,
+    );
+    await assert.rejects(run('fraud allow', { workspace: ws, prefix: '+614\u0000' }), /--prefix/);
+    await assert.rejects(run('fraud lift', { workspace: ws, range: '+614\u0000' }), /--range/);
+    assert.throws(() => runCli(['fraud', 'blocks', '--workspace', `${ws}\u0000`], env), /null bytes/);
+  });
+});
