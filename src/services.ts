@@ -162,7 +162,8 @@ export function createServices(deps: {
     warn: deps.delivery?.log?.warn,
     carrierTypes,
   });
-  const fraud = createFraudService({ db, clock, workspaces });
+  const retentionDays = deps.retentionDays ?? DEFAULT_RETENTION_DAYS;
+  const fraud = createFraudService({ db, clock, workspaces, retentionDays });
   const verifications = createVerificationService({
     db,
     clock,
@@ -176,7 +177,7 @@ export function createServices(deps: {
   const retention = createRetention({
     store,
     clock,
-    retentionDays: deps.retentionDays ?? DEFAULT_RETENTION_DAYS,
+    retentionDays,
   });
   const accounts = createAccountService({ db, clock, workspaces });
   return {

@@ -2,7 +2,7 @@
 // due failure reports, deletes the delivery jobs of codes nobody wants any more, lets go of what carriers
 // hold (sessions) for accounts removed through another process, and brings the dashboard's read-models up to
 // date (the overview's roll-ups, the log's phone directory); about once an hour it prunes old data (retention),
-// expired dashboard sessions and ended sign-in windows. Every step is idempotent and claims its rows (or its
+// expired dashboard sessions, ended sign-in windows and what the pumping guard no longer reads. Every step is idempotent and claims its rows (or its
 // slice of time), so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services.js';
@@ -21,6 +21,7 @@ export type SweeperServices = Pick<
   | 'accounts'
   | 'rollups'
   | 'phoneDirectory'
+  | 'fraud'
 >;
 
 export function startSweeper(
@@ -51,7 +52,10 @@ export function startSweeper(
         nextPrune = Date.now() + PRUNE_EVERY_MS;
         const pruned = await services.retention.prune();
         // Expired dashboard sessions and ended sign-in windows: nothing reads them again.
-        log.info({ pruned: { ...pruned, ...(await services.accounts.pruneExpired()) } }, 'retention');
+        const accounts = await services.accounts.pruneExpired();
+        // The pumping guard's recent numbers, idle ranges and old blocks.
+        const fraud = await services.fraud.prune();
+        log.info({ pruned: { ...pruned, ...accounts, fraud } }, 'retention');
       }
     } catch (err) {
       log.warn({ err }, 'sweep failed; will retry');

@@ -229,3 +229,31 @@ export async function removeAllow(db: Db, workspaceId: string, prefix: string): 
     .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
+
+/**
+ * What the guard no longer reads: a number's last send once it is past the longest window a setting allows (a
+ * day), a range row with no block in force that no send touched since, and a block that ended before `blocksBefore`.
+ */
+export async function pruneBefore(
+  db: Db,
+  p: { windowsBefore: number; blocksBefore: number; now: number },
+): Promise<{ numbers: number; ranges: number; blocks: number }> {
+  const numbers = await db
+    .deleteFrom('fraud_range_numbers')
+    .where('last_sent_at', '<', p.windowsBefore)
+    .executeTakeFirst();
+  const ranges = await db
+    .deleteFrom('fraud_ranges')
+    .where('touched_at', '<', p.windowsBefore)
+    .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<=', p.now)]))
+    .executeTakeFirst();
+  const blocks = await db
+    .deleteFrom('fraud_blocks')
+    .where('blocked_until', '<', p.blocksBefore)
+    .executeTakeFirst();
+  return {
+    numbers: Number(numbers.numDeletedRows),
+    ranges: Number(ranges.numDeletedRows),
+    blocks: Number(blocks.numDeletedRows),
+  };
+}

@@ -11,6 +11,7 @@ import type { WorkspaceService } from '../workspaces/service.js';
 import * as repo from './repository.js';
 import {
   FRAUD_DEFAULTS,
+  FRAUD_RANGES,
   type FraudLimits,
   type FraudSettingName,
   MAX_ALLOW_ENTRIES,
@@ -64,7 +65,13 @@ export function refusalError(refusal: Refusal, now: number): AppError {
   );
 }
 
-export function createFraudService(deps: { db: Db; clock: Clock; workspaces: WorkspaceService }) {
+export function createFraudService(deps: {
+  db: Db;
+  clock: Clock;
+  workspaces: WorkspaceService;
+  /** How long the history of blocks is kept (RETENTION_DAYS, like the verifications they refused). */
+  retentionDays: number;
+}) {
   const { db, clock, workspaces } = deps;
 
   function presentBlock(row: repo.BlockRow, now: number): BlockView {
@@ -96,6 +103,16 @@ export function createFraudService(deps: { db: Db; clock: Clock; workspaces: Wor
   }
 
   return {
+    /** Deletes what the guard no longer reads (the sweeper calls it with retention). */
+    async prune(): Promise<{ numbers: number; ranges: number; blocks: number }> {
+      const now = clock.now();
+      return repo.pruneBefore(db, {
+        windowsBefore: now - FRAUD_RANGES.range_window_seconds.max * 1000,
+        blocksBefore: now - deps.retentionDays * 86_400_000,
+        now,
+      });
+    },
+
     /**
      * The guard of one send, in the send's transaction (`tx`), after the number's lock. Returns the refusal when the
      * range is blocked or this send trips the rule (the block is then written in the same transaction, which the
