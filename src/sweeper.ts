@@ -1,13 +1,15 @@
 // Background work of a serving process: every interval it persists expiry, applies the development provider's
 // due failure reports, deletes the delivery jobs of codes nobody wants any more, lets go of what carriers
 // hold (sessions) for accounts removed through another process, and brings the dashboard's read-models up to
-// date (the overview's roll-ups, the log's phone directory); about once an hour it prunes old data (retention),
+// date (the overview's roll-ups, the log's phone directory); about once a minute the pumping guard judges the
+// ranges' conversion (a read of the last day's finished codes, too heavy for every sweep); about once an hour it prunes old data (retention),
 // expired dashboard sessions, ended sign-in windows and what the pumping guard no longer reads. Every step is idempotent and claims its rows (or its
 // slice of time), so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
+const JUDGE_EVERY_MS = 60_000;
 
 /** What the sweeper works with: services, never the store. */
 export type SweeperServices = Pick<
@@ -32,6 +34,7 @@ export function startSweeper(
   let running: Promise<void> = Promise.resolve();
   // Processes started together prune at different moments.
   let nextPrune = Date.now() + Math.floor(Math.random() * Math.min(PRUNE_EVERY_MS, intervalMs * 12));
+  let nextJudge = Date.now() + Math.floor(Math.random() * Math.min(JUDGE_EVERY_MS, intervalMs * 12));
   const sweep = async () => {
     try {
       const expired = await services.verifications.expireDue();
@@ -47,6 +50,12 @@ export function startSweeper(
       const indexed = await services.phoneDirectory.index();
       if (expired + reports + dropped + released + rolledUp + indexed > 0) {
         log.debug({ expired, reports, dropped, released, rolledUp, indexed }, 'sweep');
+      }
+      if (Date.now() >= nextJudge) {
+        nextJudge = Date.now() + JUDGE_EVERY_MS;
+        // After expiry: codes that just expired count as not verified.
+        const blocked = await services.fraud.judgeConversion();
+        if (blocked.length > 0) log.warn({ blocked }, 'pumping guard: ranges blocked for low conversion');
       }
       if (Date.now() >= nextPrune) {
         nextPrune = Date.now() + PRUNE_EVERY_MS;

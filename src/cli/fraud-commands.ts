@@ -14,6 +14,8 @@ const SETTING_OPTIONS = {
   'range-limit': 'range_limit',
   'range-window-seconds': 'range_window_seconds',
   'block-seconds': 'block_seconds',
+  'conversion-sends': 'conversion_sends',
+  'conversion-percent': 'conversion_percent',
 } as const satisfies Record<string, FraudSettingName>;
 
 function settingsGiven(values: Values): Partial<Record<FraudSettingName, number>> {
@@ -53,8 +55,15 @@ const workspace = { workspace: str };
 export const FRAUD_COMMANDS: Record<string, Command> = {
   'fraud settings': {
     usage:
-      'fraud settings --workspace WS_ID [--range-limit N] [--range-window-seconds N] [--block-seconds N]',
-    options: { ...workspace, 'range-limit': str, 'range-window-seconds': str, 'block-seconds': str },
+      'fraud settings --workspace WS_ID [--range-limit N] [--range-window-seconds N] [--block-seconds N] [--conversion-sends N] [--conversion-percent N]',
+    options: {
+      ...workspace,
+      'range-limit': str,
+      'range-window-seconds': str,
+      'block-seconds': str,
+      'conversion-sends': str,
+      'conversion-percent': str,
+    },
     run: fraudSettings,
     print: (r) => printRecord(r as object),
   },
@@ -87,6 +96,7 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
       printTable(r as BlockView[], [
         'range',
         'reason',
+        'why',
         'active',
         'created_at',
         'blocked_until',

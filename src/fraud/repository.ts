@@ -177,6 +177,8 @@ export async function saveSettings(
     range_limit: number;
     range_window_seconds: number;
     block_seconds: number;
+    conversion_sends: number;
+    conversion_percent: number;
     updated_at: number;
   },
 ): Promise<void> {

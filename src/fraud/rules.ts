@@ -14,17 +14,36 @@ export const FRAUD_DEFAULTS = {
   range_limit: 10,
   range_window_seconds: 600,
   block_seconds: 3600,
+  conversion_sends: 50,
+  conversion_percent: 10,
 } as const;
 
 export type FraudSettingName = keyof typeof FRAUD_DEFAULTS;
 export type FraudLimits = Record<FraudSettingName, number>;
 
-/** Bounds of each setting: a limit of 1 blocks a range at its second number; a block lasts at most a week. */
+/**
+ * Bounds of each setting: a limit of 1 blocks a range at its second number; a block lasts at most a week; the
+ * conversion signal judges 10 to 1,000 finished sends (fewer say nothing; more than a day's worth rarely exist, it
+ * looks back 24 hours), and a percent of 0 turns it off.
+ */
 export const FRAUD_RANGES: Record<FraudSettingName, { min: number; max: number }> = {
   range_limit: { min: 1, max: 1000 },
   range_window_seconds: { min: 60, max: 86_400 },
   block_seconds: { min: 60, max: 604_800 },
+  conversion_sends: { min: 10, max: 1000 },
+  conversion_percent: { min: 0, max: 100 },
 };
+
+/** Why a range is blocked: the velocity rule tripped at a send, or the conversion signal judged it off the send path. */
+export type BlockReason = 'range_velocity' | 'low_conversion';
+
+/** How far back the conversion signal looks: a day of finished sends, read by the created_at index. */
+export const CONVERSION_LOOKBACK_MS = 86_400_000;
+
+/** The conversion rule: at least `sends` judged and fewer than `percent` of them verified (percent 0: never). */
+export function isLowConversion(judged: number, verified: number, sends: number, percent: number): boolean {
+  return percent > 0 && judged >= sends && verified * 100 < percent * judged;
+}
 
 /** A whole number inside the setting's bounds, else 400 naming it. */
 export function validateSetting(name: FraudSettingName, value: unknown): number {

@@ -1,19 +1,25 @@
 // The pumping guard (issue 12): bots request codes to ranges of premium or colluding numbers and the customer
 // pays. More than `range_limit` distinct numbers of one range (all but the last 3 digits alike) sent to within the
 // window block the range for `block_seconds`; sends to a blocked range are refused with 403 destination_blocked
-// (reason range_velocity, retry_after). The verification service calls `guardSend` inside the send's
-// transaction; the CLI and the dashboard call the rest.
+// (reason range_velocity, retry_after). Off the send path, the sweeper calls `judgeConversion` about once a minute:
+// a range whose last `conversion_sends` finished codes were less than `conversion_percent` verified (codes never
+// checked are pumping's signature) is blocked the same way (reason low_conversion). The verification service calls
+// `guardSend` inside the send's transaction; the CLI and the dashboard call the rest.
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import type { WorkspaceService } from '../workspaces/service.js';
+import * as conversion from './conversion-repository.js';
 import * as repo from './repository.js';
 import {
+  type BlockReason,
+  CONVERSION_LOOKBACK_MS,
   FRAUD_DEFAULTS,
   FRAUD_RANGES,
   type FraudLimits,
   type FraudSettingName,
+  isLowConversion,
   MAX_ALLOW_ENTRIES,
   rangeOf,
   validatePrefix,
@@ -39,7 +45,12 @@ export interface BlockView {
   /** The range: an E.164 number minus its last 3 digits. */
   range: string;
   reason: string;
+  /** range_velocity: distinct numbers of the range in the window; low_conversion: the finished sends judged. */
   distinct_numbers: number;
+  /** low_conversion: how many of the judged sends were verified; null otherwise. */
+  verified: number | null;
+  /** The reason in words, as the dashboard and the CLI show it. */
+  why: string;
   created_at: string;
   blocked_until: string;
   lifted_at: string | null;
@@ -55,12 +66,31 @@ export const BLOCK_LIST_LIMIT = 100;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What each reason tells the caller of a refused send. */
+const REFUSAL_TEXT: Record<BlockReason, string> = {
+  range_velocity: 'too many numbers of the range were sent codes in a short time',
+  low_conversion: 'too few of the codes recently sent to the range were verified',
+};
+
+/** A block's reason in words (one place, for the dashboard and the CLI). */
+export function describeBlock(b: {
+  reason: string;
+  distinct_numbers: number;
+  verified: number | null;
+}): string {
+  if (b.reason === 'low_conversion') {
+    return `Low conversion: ${b.verified ?? 0} of the last ${b.distinct_numbers} codes verified`;
+  }
+  if (b.reason === 'range_velocity') return `Velocity: ${b.distinct_numbers} numbers in the window`;
+  return b.reason;
+}
+
 /** The answer to a refused send. Retry-After is the seconds until the block ends (at least 1). */
 export function refusalError(refusal: Refusal, now: number): AppError {
   const retryAfter = Math.max(1, Math.ceil((refusal.until - now) / 1000));
   return new AppError(
     'destination_blocked',
-    `Codes to numbers starting ${refusal.range} are blocked until ${iso(refusal.until)}: too many numbers of the range were sent codes in a short time.`,
+    `Codes to numbers starting ${refusal.range} are blocked until ${iso(refusal.until)}: ${REFUSAL_TEXT[refusal.reason as BlockReason] ?? 'the pumping guard blocked the range'}.`,
     { reason: refusal.reason, retry_after: retryAfter },
   );
 }
@@ -80,6 +110,8 @@ export function createFraudService(deps: {
       range: row.range_prefix,
       reason: row.reason,
       distinct_numbers: row.distinct_numbers,
+      verified: row.verified,
+      why: describeBlock(row),
       created_at: iso(row.created_at),
       blocked_until: iso(row.blocked_until),
       lifted_at: row.lifted_at === null ? null : iso(row.lifted_at),
@@ -98,6 +130,8 @@ export function createFraudService(deps: {
       range_limit: row?.range_limit ?? FRAUD_DEFAULTS.range_limit,
       range_window_seconds: row?.range_window_seconds ?? FRAUD_DEFAULTS.range_window_seconds,
       block_seconds: row?.block_seconds ?? FRAUD_DEFAULTS.block_seconds,
+      conversion_sends: row?.conversion_sends ?? FRAUD_DEFAULTS.conversion_sends,
+      conversion_percent: row?.conversion_percent ?? FRAUD_DEFAULTS.conversion_percent,
       allow,
     };
   }
@@ -143,6 +177,7 @@ export function createFraudService(deps: {
         range_prefix: range,
         reason,
         distinct_numbers: others + 1,
+        verified: null,
         created_at: now,
         blocked_until: until,
         lifted_at: null,
@@ -151,6 +186,49 @@ export function createFraudService(deps: {
       });
       await repo.setRangeBlock(tx, { workspaceId, range, until, blockId, reason });
       return { range, reason, until };
+    },
+
+    /**
+     * The conversion signal (the sweeper, about once a minute): blocks every range whose last N finished sends in
+     * the last day, all created after its last block, were less than the workspace's percent verified. One read
+     * (conversion-repository.ts), then per range one transaction that takes the range's lock as a send does and
+     * re-checks that no block is in force or ended after the evidence began: two processes judging at once write
+     * one block. Returns the ranges it blocked.
+     */
+    async judgeConversion(): Promise<{ workspaceId: string; range: string }[]> {
+      const now = clock.now();
+      const found = await conversion.findConversions(db, { since: now - CONVERSION_LOOKBACK_MS });
+      const blocked: { workspaceId: string; range: string }[] = [];
+      for (const c of found) {
+        if (!isLowConversion(c.judged, c.verified, c.sends, c.percent)) continue;
+        const { workspaceId, range } = c;
+        const wrote = await db.transaction().execute(async (tx) => {
+          const state = await conversion.lockRangeForJudgement(tx, { workspaceId, range, now });
+          if (state.blockedUntil !== null && state.blockedUntil > now) return false;
+          if (await conversion.blockEndedAfter(tx, { workspaceId, range, since: c.oldest })) return false;
+          const settings = await repo.findSettings(tx, workspaceId);
+          const until = now + (settings?.block_seconds ?? FRAUD_DEFAULTS.block_seconds) * 1000;
+          const blockId = newId('blk');
+          const reason: BlockReason = 'low_conversion';
+          await repo.insertBlock(tx, {
+            id: blockId,
+            workspace_id: workspaceId,
+            range_prefix: range,
+            reason,
+            distinct_numbers: c.judged,
+            verified: c.verified,
+            created_at: now,
+            blocked_until: until,
+            lifted_at: null,
+            lifted_by: null,
+            refused: 0,
+          });
+          await repo.setRangeBlock(tx, { workspaceId, range, until, blockId, reason });
+          return true;
+        });
+        if (wrote) blocked.push({ workspaceId, range });
+      }
+      return blocked;
     },
 
     getSettings: settingsOf,
@@ -170,6 +248,8 @@ export function createFraudService(deps: {
         range_limit: next.range_limit,
         range_window_seconds: next.range_window_seconds,
         block_seconds: next.block_seconds,
+        conversion_sends: next.conversion_sends,
+        conversion_percent: next.conversion_percent,
         updated_at: clock.now(),
       });
       return next;

@@ -10,6 +10,7 @@ import * as unusedEventIndex from './migrations/0006-unused-event-index.js';
 import * as guessCeiling from './migrations/0007-guess-ceiling.js';
 import * as idempotencyKeys from './migrations/0008-idempotency-keys.js';
 import * as pumpingGuard from './migrations/0010-pumping-guard.js';
+import * as conversionSignal from './migrations/0011-conversion-signal.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-guess-ceiling': guessCeiling,
   '0008-idempotency-keys': idempotencyKeys,
   '0010-pumping-guard': pumpingGuard,
+  '0011-conversion-signal': conversionSignal,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

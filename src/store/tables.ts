@@ -254,6 +254,10 @@ export interface FraudSettingsTable {
   range_limit: number;
   range_window_seconds: number;
   block_seconds: number;
+  /** The conversion signal judges a range's last this many finished sends... */
+  conversion_sends: number;
+  /** ...and blocks it when fewer than this percent were verified (0: off). */
+  conversion_percent: number;
   updated_at: number;
 }
 
@@ -289,10 +293,15 @@ export interface FraudBlocksTable {
   id: string;
   workspace_id: string;
   range_prefix: string;
-  /** 'range_velocity' */
+  /** 'range_velocity' or 'low_conversion' */
   reason: string;
-  /** Distinct numbers of the range in the window when it tripped (the refused one included). */
+  /**
+   * range_velocity: distinct numbers of the range in the window when it tripped (the refused one included);
+   * low_conversion: the finished sends judged (the setting N).
+   */
   distinct_numbers: number;
+  /** low_conversion: how many of the judged sends were verified; null for range_velocity. */
+  verified: number | null;
   created_at: number;
   blocked_until: number;
   lifted_at: number | null;

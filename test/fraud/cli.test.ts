@@ -26,6 +26,8 @@ describe('CLI: fraud', () => {
       range_limit: 10,
       range_window_seconds: 600,
       block_seconds: 3600,
+      conversion_sends: 50,
+      conversion_percent: 10,
       allow: [],
     });
     const set = jsonOf<Record<string, unknown>>(
@@ -36,6 +38,8 @@ describe('CLI: fraud', () => {
       range_limit: 25,
       range_window_seconds: 600,
       block_seconds: 7200,
+      conversion_sends: 50,
+      conversion_percent: 10,
       allow: [],
     });
     assert.deepEqual(jsonOf(settings('--json')), set);

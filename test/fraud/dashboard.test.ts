@@ -9,6 +9,7 @@ import { clockedApp } from '../helpers/verification.js';
 
 const PAGE = '/dashboard/fraud';
 const inRange = (i: number) => `+61412345${String(i).padStart(3, '0')}`;
+const conversion = { conversion_sends: '40', conversion_percent: '0' };
 
 describe('dashboard: Fraud page', () => {
   let t: TestApp;
@@ -37,13 +38,15 @@ describe('dashboard: Fraud page', () => {
     assert.match(res.body, /<a href="\/dashboard\/fraud" aria-current="page">Fraud<\/a>/);
     assert.match(res.body, /No range has been blocked/);
     assert.match(res.body, /name="range_limit"[^>]*value="10"/);
+    assert.match(res.body, /name="conversion_sends"[^>]*value="50"/);
+    assert.match(res.body, /name="conversion_percent"[^>]*value="10"/);
   });
 
   test('an active block is listed with its range, times and refused sends, and lifted by its button', async () => {
     await trip();
     const listed = await browser.get(PAGE);
     assert.match(listed.body, /<code>\+61412345xxx<\/code>/);
-    assert.match(listed.body, /11 numbers in the window \(range_velocity\)/);
+    assert.match(listed.body, /Velocity: 11 numbers in the window/);
     assert.match(listed.body, /<td data-label="Refused sends">3<\/td>/);
     assert.match(listed.body, /aria-label="Lift \+61412345"/);
 
@@ -69,16 +72,46 @@ describe('dashboard: Fraud page', () => {
   test('settings are saved from the form and take effect; bad values are 400 form pages that change nothing', async () => {
     const saved = await browser.post(
       `${PAGE}/settings`,
-      { range_limit: '3', range_window_seconds: '600', block_seconds: '120' },
+      {
+        range_limit: '3',
+        range_window_seconds: '600',
+        block_seconds: '120',
+        conversion_sends: '40',
+        conversion_percent: '0',
+      },
       { from: PAGE },
     );
     assert.equal(saved.statusCode, 302);
-    assert.equal((await t.services.fraud.getSettings(workspaceId)).range_limit, 3);
+    const savedSettings = await t.services.fraud.getSettings(workspaceId);
+    assert.equal(savedSettings.range_limit, 3);
+    assert.equal(savedSettings.conversion_sends, 40);
+    assert.equal(savedSettings.conversion_percent, 0);
+    assert.match((await browser.get(PAGE)).body, /The conversion signal is off/);
+    for (const [name, bad] of [
+      ['conversion_sends', '9'],
+      ['conversion_sends', '1001'],
+      ['conversion_percent', '101'],
+      ['conversion_percent', '-1'],
+    ]) {
+      const res = await browser.post(
+        `${PAGE}/settings`,
+        {
+          range_limit: '3',
+          range_window_seconds: '600',
+          block_seconds: '120',
+          ...conversion,
+          [name as string]: bad,
+        },
+        { from: PAGE },
+      );
+      assert.equal(res.statusCode, 400, `${name}=${bad}`);
+      assert.match(res.body, new RegExp(`${name}: must be a whole number`));
+    }
     clock.advance(3600_000);
     for (const bad of ['0', '1001', '-1', '1e3', '3.5', 'ten', '', '\u0000', '３', '9'.repeat(400)]) {
       const res = await browser.post(
         `${PAGE}/settings`,
-        { range_limit: bad, range_window_seconds: '600', block_seconds: '120' },
+        { range_limit: bad, range_window_seconds: '600', block_seconds: '120', ...conversion },
         { from: PAGE },
       );
       assert.equal(res.statusCode, 400, JSON.stringify(bad));
@@ -87,7 +120,7 @@ describe('dashboard: Fraud page', () => {
     }
     const forged = await browser.post(
       `${PAGE}/settings`,
-      { range_limit: '999', range_window_seconds: '600', block_seconds: '120' },
+      { range_limit: '999', range_window_seconds: '600', block_seconds: '120', ...conversion },
       { csrf: null },
     );
     assert.equal(forged.statusCode, 403);

@@ -19,6 +19,8 @@ const SETTING_LABELS: Record<FraudSettingName, string> = {
   range_limit: 'Distinct numbers of one range before it is blocked',
   range_window_seconds: 'Within (seconds)',
   block_seconds: 'Block for (seconds)',
+  conversion_sends: 'Conversion: finished codes judged per range',
+  conversion_percent: 'Block a range when fewer of them are verified than (percent; 0: off)',
 };
 
 interface FraudPageData {
@@ -62,7 +64,7 @@ const Blocks: FC<{ blocks: BlockView[]; csrf: string }> = ({ blocks, csrf }) =>
               <td data-label="Range">
                 <code>{`${b.range}xxx`}</code>
               </td>
-              <td data-label="Why">{`${b.distinct_numbers} numbers in the window (${b.reason})`}</td>
+              <td data-label="Why">{b.why}</td>
               <td data-label="Since">
                 <When at={b.created_at} />
               </td>
@@ -154,7 +156,10 @@ function FraudPage(data: FraudPageData): Page {
         <p>
           SMS pumping guard of <strong>{data.workspaceName}</strong>: a range (a number minus its last 3
           digits) sent codes to more than {data.settings.range_limit} distinct numbers within{' '}
-          {data.settings.range_window_seconds} seconds is blocked for {data.settings.block_seconds} seconds.
+          {data.settings.range_window_seconds} seconds is blocked for {data.settings.block_seconds} seconds.{' '}
+          {data.settings.conversion_percent > 0
+            ? `So is a range fewer than ${data.settings.conversion_percent}% of whose last ${data.settings.conversion_sends} finished codes were verified (judged about once a minute).`
+            : 'The conversion signal is off.'}
         </p>
       </hgroup>
       {data.error && (
