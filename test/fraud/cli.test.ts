@@ -46,6 +46,11 @@ describe('CLI: fraud', () => {
     const human = settings();
     assert.equal(human.status, 0, human.stderr);
     assert.match(human.stdout, /^range_limit\s+25$/m);
+    const conversion = jsonOf<Record<string, unknown>>(
+      settings('--conversion-sends', '100', '--conversion-percent', '0', '--json'),
+    );
+    assert.deepEqual(conversion, { ...set, conversion_sends: 100, conversion_percent: 0 });
+    settings('--conversion-sends', '50', '--conversion-percent', '10');
   });
 
   test('settings: bad types, out of range and huge values are usage errors (exit 2) and change nothing', () => {
@@ -63,6 +68,14 @@ describe('CLI: fraud', () => {
       ['--block-seconds', '604801'],
       ['--block-seconds', ''],
       ['--block-seconds', '12.5'],
+      ['--conversion-sends', 'fifty'],
+      ['--conversion-sends', '9'],
+      ['--conversion-sends', '1001'],
+      ['--conversion-sends', '-50'],
+      ['--conversion-percent', '101'],
+      ['--conversion-percent', '-1'],
+      ['--conversion-percent', '10%'],
+      ['--conversion-percent', '99999999999999999999999999'],
     ] as const) {
       const result = settings(`${option}=${value}`, '--json');
       assertCleanFailure(result, new RegExp(option));
@@ -135,6 +148,10 @@ describe('CLI: fraud', () => {
     await assert.rejects(
       run('fraud settings', { workspace: ws, 'range-limit': '10\u0000' }),
       /--range-limit/,
+    );
+    await assert.rejects(
+      run('fraud settings', { workspace: ws, 'conversion-percent': '1\u0000' }),
+      /--conversion-percent/,
     );
     await assert.rejects(run('fraud allow', { workspace: ws, prefix: '+614\u0000' }), /--prefix/);
     await assert.rejects(run('fraud lift', { workspace: ws, range: '+614\u0000' }), /--range/);
