@@ -10,16 +10,14 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import type { WorkspaceService } from '../workspaces/service.js';
-import * as conversion from './conversion-repository.js';
+import { judgeConversion } from './conversion.js';
 import * as repo from './repository.js';
 import {
   type BlockReason,
-  CONVERSION_LOOKBACK_MS,
   FRAUD_DEFAULTS,
   FRAUD_RANGES,
   type FraudLimits,
   type FraudSettingName,
-  isLowConversion,
   MAX_ALLOW_ENTRIES,
   rangeOf,
   validatePrefix,
@@ -196,39 +194,7 @@ export function createFraudService(deps: {
      * one block. Returns the ranges it blocked.
      */
     async judgeConversion(): Promise<{ workspaceId: string; range: string }[]> {
-      const now = clock.now();
-      const found = await conversion.findConversions(db, { since: now - CONVERSION_LOOKBACK_MS });
-      const blocked: { workspaceId: string; range: string }[] = [];
-      for (const c of found) {
-        if (!isLowConversion(c.judged, c.verified, c.sends, c.percent)) continue;
-        const { workspaceId, range } = c;
-        const wrote = await db.transaction().execute(async (tx) => {
-          const state = await conversion.lockRangeForJudgement(tx, { workspaceId, range, now });
-          if (state.blockedUntil !== null && state.blockedUntil > now) return false;
-          if (await conversion.blockEndedAfter(tx, { workspaceId, range, since: c.oldest })) return false;
-          const settings = await repo.findSettings(tx, workspaceId);
-          const until = now + (settings?.block_seconds ?? FRAUD_DEFAULTS.block_seconds) * 1000;
-          const blockId = newId('blk');
-          const reason: BlockReason = 'low_conversion';
-          await repo.insertBlock(tx, {
-            id: blockId,
-            workspace_id: workspaceId,
-            range_prefix: range,
-            reason,
-            distinct_numbers: c.judged,
-            verified: c.verified,
-            created_at: now,
-            blocked_until: until,
-            lifted_at: null,
-            lifted_by: null,
-            refused: 0,
-          });
-          await repo.setRangeBlock(tx, { workspaceId, range, until, blockId, reason });
-          return true;
-        });
-        if (wrote) blocked.push({ workspaceId, range });
-      }
-      return blocked;
+      return judgeConversion(db, clock.now());
     },
 
     getSettings: settingsOf,

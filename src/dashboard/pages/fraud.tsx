@@ -158,7 +158,7 @@ function FraudPage(data: FraudPageData): Page {
           digits) sent codes to more than {data.settings.range_limit} distinct numbers within{' '}
           {data.settings.range_window_seconds} seconds is blocked for {data.settings.block_seconds} seconds.{' '}
           {data.settings.conversion_percent > 0
-            ? `So is a range fewer than ${data.settings.conversion_percent}% of whose last ${data.settings.conversion_sends} finished codes were verified (judged about once a minute).`
+            ? `A range is also blocked when fewer than ${data.settings.conversion_percent}% of its last ${data.settings.conversion_sends} finished codes were verified (judged about once a minute).`
             : 'The conversion signal is off.'}
         </p>
       </hgroup>
