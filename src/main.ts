@@ -31,6 +31,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     store,
     secret: config.secret,
     retentionDays: config.retentionDays,
+    auditRetentionDays: config.auditRetentionDays,
     publicUrl: config.publicUrl,
     delivery: {
       ...config.delivery,

@@ -1,8 +1,8 @@
 // Background work of a serving process: every interval it persists expiry, applies the development provider's
 // due failure reports, deletes the delivery jobs of codes nobody wants any more, lets go of what carriers
 // hold (sessions) for accounts removed through another process, and brings the dashboard's read-models up to
-// date (the overview's roll-ups, the log's phone directory); about once an hour it prunes old data (retention),
-// expired dashboard sessions and ended sign-in windows. Every step is idempotent and claims its rows (or its
+// date (the overview's roll-ups, the log's phone directory); about once an hour it prunes old data (retention,
+// the audit trail's after AUDIT_RETENTION_DAYS), expired dashboard sessions and ended sign-in windows. Every step is idempotent and claims its rows (or its
 // slice of time), so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services.js';

@@ -22,6 +22,7 @@ const NAV = [
   { href: `${BASE}/settings`, label: 'Workspace' },
   { href: `${BASE}/carriers`, label: 'Carriers' },
   { href: `${BASE}/settings/security/api-keys`, label: 'API keys' },
+  { href: `${BASE}/audit`, label: 'Audit log' },
 ];
 
 /** A hidden CSRF field: every form that changes something carries one. */

@@ -7,6 +7,7 @@ import * as carriers from './migrations/0003-carriers.js';
 import * as deliveryJobs from './migrations/0004-delivery-jobs.js';
 import * as rollups from './migrations/0005-rollups-and-phone-directory.js';
 import * as unusedEventIndex from './migrations/0006-unused-event-index.js';
+import * as auditLog from './migrations/0009-audit-log.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-delivery-jobs': deliveryJobs,
   '0005-rollups-and-phone-directory': rollups,
   '0006-unused-event-index': unusedEventIndex,
+  '0009-audit-log': auditLog,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

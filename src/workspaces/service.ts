@@ -1,4 +1,7 @@
-// Workspaces and their numbers: what the CLI (and later the dashboard) administers.
+// Workspaces and their numbers: what the CLI and the dashboard administer. Every change is written to the audit
+// trail in its own transaction, with who made it (`by`).
+import type { Actor } from '../audit/actor.js';
+import type { AuditRecorder } from '../audit/record.js';
 import { type Clock, monotonicStamps, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
@@ -88,8 +91,13 @@ export function presentNumber(row: repo.NumberRow): NumberView {
   };
 }
 
-export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+/** A setting as the audit trail shows it: the countries as a list, not their stored JSON. */
+function shownSetting(name: keyof repo.WorkspaceChanges, row: repo.WorkspaceRow): unknown {
+  return name === 'allowed_countries' ? allowedCountriesOf(row.allowed_countries) : row[name];
+}
+
+export function createWorkspaceService(deps: { db: Db; clock: Clock; audit: AuditRecorder }) {
+  const { db, clock, audit } = deps;
   const nextStamp = monotonicStamps(clock);
 
   async function requireWorkspace(id: string): Promise<repo.WorkspaceRow> {
@@ -98,18 +106,43 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
     return row;
   }
 
-  async function update(id: string, changes: repo.WorkspaceChanges): Promise<WorkspaceSettings> {
-    if (!(await repo.updateWorkspace(db, id, changes, clock.now()))) {
-      throw new AppError('not_found', `No workspace ${id}.`);
-    }
-    return presentSettings(await requireWorkspace(id));
+  /**
+   * Applies settings and records what they changed (old and new values) as `action`. Under the workspace's lock,
+   * so the old values are the ones replaced. Settings saved as they were change nothing and record nothing.
+   */
+  async function update(
+    id: string,
+    changes: repo.WorkspaceChanges,
+    action: 'workspace.renamed' | 'countries.changed' | 'limits.changed',
+    by: Actor,
+  ): Promise<WorkspaceSettings> {
+    return db.transaction().execute(async (tx) => {
+      const old = await repo.lockWorkspace(tx, id, clock.now());
+      if (!old) throw new AppError('not_found', `No workspace ${id}.`);
+      const next = { ...old, ...changes };
+      const changed = (Object.keys(changes) as (keyof repo.WorkspaceChanges)[]).filter(
+        (name) => old[name] !== next[name],
+      );
+      if (changed.length === 0) return presentSettings(old);
+      await repo.updateWorkspace(tx, id, changes, clock.now());
+      await audit.record(tx, by, {
+        workspaceId: id,
+        action,
+        target: id,
+        details: {
+          from: Object.fromEntries(changed.map((name) => [name, shownSetting(name, old)])),
+          to: Object.fromEntries(changed.map((name) => [name, shownSetting(name, next)])),
+        },
+      });
+      return presentSettings(next);
+    });
   }
 
   return {
     requireWorkspace,
 
     /** `tx`: the caller's transaction, where the workspace must appear together with other rows. */
-    async createWorkspace(input: { name: string }, tx: Db = db): Promise<WorkspaceView> {
+    async createWorkspace(input: { name: string }, by: Actor, tx?: Db): Promise<WorkspaceView> {
       const name = validateBrandName(input.name, 'name');
       const now = clock.now();
       const row: repo.WorkspaceRow = {
@@ -122,7 +155,17 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         created_at: now,
         updated_at: now,
       };
-      await repo.insertWorkspace(tx, row);
+      const insert = async (t: Db) => {
+        await repo.insertWorkspace(t, row);
+        await audit.record(t, by, {
+          workspaceId: row.id,
+          action: 'workspace.created',
+          target: row.id,
+          details: { name },
+        });
+      };
+      if (tx) await insert(tx);
+      else await db.transaction().execute(insert);
       return presentWorkspace(row);
     },
 
@@ -130,13 +173,16 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       return (await repo.listWorkspaces(db)).map(presentWorkspace);
     },
 
-    async addNumber(input: {
-      workspaceId: string;
-      number: string;
-      type?: string;
-      /** A carrier account of the same workspace; without one the number uses the development provider. */
-      carrierId?: string;
-    }): Promise<NumberView> {
+    async addNumber(
+      input: {
+        workspaceId: string;
+        number: string;
+        type?: string;
+        /** A carrier account of the same workspace; without one the number uses the development provider. */
+        carrierId?: string;
+      },
+      by: Actor,
+    ): Promise<NumberView> {
       await requireWorkspace(input.workspaceId);
       if (input.type !== undefined && !NUMBER_TYPES.includes(input.type as NumberType)) {
         throw invalidField('type', `must be one of ${NUMBER_TYPES.join(', ')}`);
@@ -167,35 +213,43 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         seq: nextStamp(),
         carrier_id: input.carrierId ?? null,
       };
-      const insert = async (tx: Db) => {
+      const carrierId = input.carrierId;
+      await db.transaction().execute(async (tx) => {
+        // Under the account's lock: a concurrent removal of the account either sees this number or goes first.
+        if (carrierId !== undefined && !(await repo.lockCarrierAccount(tx, input.workspaceId, carrierId))) {
+          // Another workspace's account is answered like an unknown one.
+          throw new AppError(
+            'not_found',
+            `No carrier account ${carrierId} in workspace ${input.workspaceId}.`,
+          );
+        }
         if (await repo.findNumber(tx, input.workspaceId, e164)) {
           throw new AppError('conflict', `${e164} is already a number of workspace ${input.workspaceId}.`);
         }
         await repo.insertNumber(tx, row);
-      };
-      const carrierId = input.carrierId;
-      if (carrierId === undefined) await insert(db);
-      else {
-        await db.transaction().execute(async (tx) => {
-          // Under the account's lock: a concurrent removal of the account either sees this number or goes first.
-          if (!(await repo.lockCarrierAccount(tx, input.workspaceId, carrierId))) {
-            // Another workspace's account is answered like an unknown one.
-            throw new AppError(
-              'not_found',
-              `No carrier account ${carrierId} in workspace ${input.workspaceId}.`,
-            );
-          }
-          await insert(tx);
+        await audit.record(tx, by, {
+          workspaceId: input.workspaceId,
+          action: 'number.added',
+          target: row.id,
+          details: { number: e164, type, country, carrier_id: row.carrier_id },
         });
-      }
+      });
       return presentNumber(row);
     },
 
     /** The number removed. Scoped by workspace: another workspace's number id is answered like an unknown one. */
-    async removeNumber(input: { workspaceId: string; numberId: string }): Promise<NumberView> {
-      const removed = await repo.deleteNumber(db, input.workspaceId, input.numberId);
-      if (!removed) throw new AppError('not_found', `No number ${input.numberId} in this workspace.`);
-      return presentNumber(removed);
+    async removeNumber(input: { workspaceId: string; numberId: string }, by: Actor): Promise<NumberView> {
+      return db.transaction().execute(async (tx) => {
+        const removed = await repo.deleteNumber(tx, input.workspaceId, input.numberId);
+        if (!removed) throw new AppError('not_found', `No number ${input.numberId} in this workspace.`);
+        await audit.record(tx, by, {
+          workspaceId: input.workspaceId,
+          action: 'number.removed',
+          target: removed.id,
+          details: { number: removed.number, carrier_id: removed.carrier_id },
+        });
+        return presentNumber(removed);
+      });
     },
 
     async getSettings(workspaceId: string): Promise<WorkspaceSettings> {
@@ -203,15 +257,18 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
     },
 
     /** The name is the default brand of every message, so it follows the brand-name rules. */
-    async renameWorkspace(input: { workspaceId: string; name: string }): Promise<WorkspaceSettings> {
+    async renameWorkspace(
+      input: { workspaceId: string; name: string },
+      by: Actor,
+    ): Promise<WorkspaceSettings> {
       const name = validateBrandName(input.name, 'name');
-      return update(input.workspaceId, { name });
+      return update(input.workspaceId, { name }, 'workspace.renamed', by);
     },
 
-    async setAllowedCountries(input: {
-      workspaceId: string;
-      countries: readonly string[];
-    }): Promise<WorkspaceSettings> {
+    async setAllowedCountries(
+      input: { workspaceId: string; countries: readonly string[] },
+      by: Actor,
+    ): Promise<WorkspaceSettings> {
       const unknown = input.countries.filter((c) => !SUPPORTED_COUNTRIES.includes(c as Country));
       if (unknown.length > 0) {
         throw invalidField(
@@ -221,21 +278,27 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       }
       const countries = SUPPORTED_COUNTRIES.filter((c) => input.countries.includes(c));
       if (countries.length === 0) throw invalidField('countries', 'choose at least one country');
-      return update(input.workspaceId, { allowed_countries: JSON.stringify(countries) });
+      return update(
+        input.workspaceId,
+        { allowed_countries: JSON.stringify(countries) },
+        'countries.changed',
+        by,
+      );
     },
 
-    async setLimits(input: {
-      workspaceId: string;
-      limits: Record<LimitName, number>;
-    }): Promise<WorkspaceSettings> {
-      return update(input.workspaceId, {
+    async setLimits(
+      input: { workspaceId: string; limits: Record<LimitName, number> },
+      by: Actor,
+    ): Promise<WorkspaceSettings> {
+      const limits = {
         send_limit: validateLimit('send_limit', input.limits.send_limit),
         send_window_seconds: validateLimit('send_window_seconds', input.limits.send_window_seconds),
         request_limit_per_minute: validateLimit(
           'request_limit_per_minute',
           input.limits.request_limit_per_minute,
         ),
-      });
+      };
+      return update(input.workspaceId, limits, 'limits.changed', by);
     },
 
     async listNumbers(workspaceId: string): Promise<NumberView[]> {

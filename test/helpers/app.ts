@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import type { Clock } from '../../src/clock.js';
 import type { AnyCarrier } from '../../src/delivery/carriers/descriptor.js';
 import { createServices, type DeliveryOptions, type Services } from '../../src/services.js';
@@ -107,11 +108,14 @@ export async function seedWorkspace(
   services: Services,
   options: { name?: string; numbers?: { number: string; type?: string }[]; scopes?: string[] } = {},
 ): Promise<SeededWorkspace> {
-  const ws = await services.workspaces.createWorkspace({ name: options.name ?? 'Acme' });
+  const ws = await services.workspaces.createWorkspace({ name: options.name ?? 'Acme' }, OPERATOR);
   for (const n of options.numbers ?? [{ number: '+61491570156' }]) {
-    await services.workspaces.addNumber({ workspaceId: ws.id, number: n.number, type: n.type });
+    await services.workspaces.addNumber({ workspaceId: ws.id, number: n.number, type: n.type }, OPERATOR);
   }
-  const key = await services.keys.createKey({ workspaceId: ws.id, name: 'test key', scopes: options.scopes });
+  const key = await services.keys.createKey(
+    { workspaceId: ws.id, name: 'test key', scopes: options.scopes },
+    OPERATOR,
+  );
   return { workspaceId: ws.id, key: key.key, keyId: key.id };
 }
 

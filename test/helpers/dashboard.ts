@@ -1,6 +1,7 @@
 // A signed-in browser, simulated over app.inject(): keeps cookies, reads the CSRF token from the page's forms
 // and sends forms as a browser would (application/x-www-form-urlencoded).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import type { Services } from '../../src/services.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -72,7 +73,10 @@ export async function signedIn(
   options: { email?: string; workspaceIds: string[] },
 ): Promise<DashboardClient> {
   const email = options.email ?? `user-${Math.random().toString(36).slice(2)}@example.com`;
-  await services.accounts.createAccount({ email, password: PASSWORD, workspaceIds: options.workspaceIds });
+  await services.accounts.createAccount(
+    { email, password: PASSWORD, workspaceIds: options.workspaceIds },
+    OPERATOR,
+  );
   const client = dashboardClient(app);
   const res = await client.post(
     '/dashboard/signin',

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { registerApiKeyPages } from './api-keys.js';
+import { registerAuditPage } from './audit.js';
 import { registerCarrierPages } from './carriers.js';
 import { registerInboxPages } from './inbox.js';
 import { registerOverviewPage } from './overview.js';
@@ -15,4 +16,5 @@ export function registerPages(app: FastifyInstance, services: Services): void {
   registerSettingsPages(app, services);
   registerCarrierPages(app, services);
   registerApiKeyPages(app, services);
+  registerAuditPage(app, services);
 }
