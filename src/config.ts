@@ -79,6 +79,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter((k) => env[k] !== undefined && env[k] !== '')
       .map((k) => [k, env[k]]),
   );
+  // Value.Convert would read '1.5' as 1 and '0x10' as 16: a number of days, milliseconds or connections is
+  // written in decimal digits, or refused.
+  for (const [name, schema] of Object.entries(EnvSchema.properties) as [string, { type?: string }][]) {
+    const raw = known[name];
+    if (schema.type === 'integer' && typeof raw === 'string' && !/^\s*-?\d+\s*$/.test(raw)) {
+      throw new ConfigError(`invalid ${name}: must be a whole number`);
+    }
+  }
   const value = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
   if (!Value.Check(EnvSchema, value)) {
     const first = [...Value.Errors(EnvSchema, value)][0];

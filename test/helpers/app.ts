@@ -68,6 +68,8 @@ export async function createTestApp(
     delivery?: DeliveryOptions;
     /** The carriers the app knows (default: the built-in ones). */
     carrierTypes?: readonly AnyCarrier[];
+    /** AUDIT_RETENTION_DAYS (default: the service's). */
+    auditRetentionDays?: number;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
@@ -79,6 +81,7 @@ export async function createTestApp(
     publicUrl: TEST_PUBLIC_URL,
     delivery: { ...TEST_DELIVERY, ...options.delivery },
     carrierTypes: options.carrierTypes,
+    auditRetentionDays: options.auditRetentionDays,
   });
   const app = await buildApp({ services });
   await app.ready();

@@ -22,7 +22,12 @@ function csrfOf(html: string): string | undefined {
   return /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 }
 
-export function dashboardClient(app: FastifyInstance): DashboardClient {
+/** `remoteAddress`: the client address the requests come from (app.inject's default is 127.0.0.1). */
+export function dashboardClient(
+  app: FastifyInstance,
+  options: { remoteAddress?: string } = {},
+): DashboardClient {
+  const { remoteAddress } = options;
   const cookies = new Map<string, string>();
   let lastCsrf = '';
   const cookieHeader = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -44,7 +49,9 @@ export function dashboardClient(app: FastifyInstance): DashboardClient {
     cookies,
     csrf: () => lastCsrf,
     async get(path) {
-      return keep(await app.inject({ method: 'GET', url: path, headers: { cookie: cookieHeader() } }));
+      return keep(
+        await app.inject({ method: 'GET', url: path, headers: { cookie: cookieHeader() }, remoteAddress }),
+      );
     },
     async post(path, form, options = {}) {
       if (options.from) await client.get(options.from);
@@ -59,6 +66,7 @@ export function dashboardClient(app: FastifyInstance): DashboardClient {
           url: path,
           headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
           payload: body.toString(),
+          remoteAddress,
         }),
       );
     },
