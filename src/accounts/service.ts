@@ -88,22 +88,26 @@ export function createAccountService(deps: {
   }
 
   /**
-   * A sign-in, in the trail of every workspace the account belongs to (an account of none: nowhere). The actor is
-   * the account signed in to: after a failure, whoever typed its password, from `address`.
+   * A sign-in, in the trail of every workspace the account belongs to (an account of none: nowhere); returns
+   * those workspaces. The actor is the account signed in to: after a failure, whoever typed its password, from
+   * `address`. (Only an existing account's failure writes: a fraction of a millisecond beside the password hash's
+   * own variation, with at most 5 tries per e-mail a window to measure it, so it cannot tell which e-mails exist.)
    */
   async function recordSignin(
     tx: Db,
     user: repo.UserRow,
     action: 'signin.succeeded' | 'signin.failed',
     address: string,
-  ): Promise<void> {
-    for (const workspace of await repo.listUserWorkspaces(tx, user.id)) {
+  ): Promise<{ id: string }[]> {
+    const memberOf = await repo.listUserWorkspaces(tx, user.id);
+    for (const workspace of memberOf) {
       await audit.record(tx, accountActor(user, address), {
         workspaceId: workspace.id,
         action,
         target: user.id,
       });
     }
+    return memberOf;
   }
 
   async function present(user: repo.UserRow): Promise<AccountView> {
@@ -221,9 +225,9 @@ export function createAccountService(deps: {
         const rehashed = await hashPassword(input.password);
         await repo.replacePasswordHash(db, user.id, user.password_hash, rehashed);
       }
-      const first = (await repo.listUserWorkspaces(db, user.id))[0];
       const token = await db.transaction().execute(async (tx) => {
-        await recordSignin(tx, user, 'signin.succeeded', input.address);
+        // The session starts in the account's first workspace.
+        const [first] = await recordSignin(tx, user, 'signin.succeeded', input.address);
         return startSession(tx, user.id, first?.id ?? null);
       });
       return { token };

@@ -11,56 +11,26 @@ import { NUMBER_TYPES, type NumberType } from '../vocabulary/number-types.js';
 import { validateBrandName } from './brand-name.js';
 import { detectNumberType, parsePhone } from './phone-number.js';
 import * as repo from './repository.js';
+import {
+  createSettingsChange,
+  type LimitName,
+  presentSettings,
+  validateLimit,
+  type WorkspaceSettings,
+} from './settings.js';
+
+export {
+  allowedCountriesOf,
+  LIMIT_RANGES,
+  type LimitName,
+  type WorkspaceSettings,
+} from './settings.js';
 
 export const DEFAULT_LIMITS = {
   sendLimit: 5,
   sendWindowSeconds: 600,
   requestLimitPerMinute: 6000,
 } as const;
-
-/** What an operator may set per workspace: the one place these bounds are written. */
-export const LIMIT_RANGES = {
-  send_limit: { min: 1, max: 100 },
-  send_window_seconds: { min: 60, max: 86_400 },
-  request_limit_per_minute: { min: 10, max: 1_000_000 },
-} as const;
-export type LimitName = keyof typeof LIMIT_RANGES;
-
-export interface WorkspaceSettings {
-  id: string;
-  name: string;
-  /** The countries codes may be sent to; every supported country unless narrowed. */
-  allowed_countries: Country[];
-  limits: Record<LimitName, number>;
-}
-
-/** The stored JSON list of allowed countries (null: every supported country), in the supported order. */
-export function allowedCountriesOf(json: string | null): Country[] {
-  if (json === null) return [...SUPPORTED_COUNTRIES];
-  const listed = JSON.parse(json) as string[];
-  return SUPPORTED_COUNTRIES.filter((c) => listed.includes(c));
-}
-
-function presentSettings(row: repo.WorkspaceRow): WorkspaceSettings {
-  return {
-    id: row.id,
-    name: row.name,
-    allowed_countries: allowedCountriesOf(row.allowed_countries),
-    limits: {
-      send_limit: row.send_limit,
-      send_window_seconds: row.send_window_seconds,
-      request_limit_per_minute: row.request_limit_per_minute,
-    },
-  };
-}
-
-function validateLimit(name: LimitName, value: number): number {
-  const { min, max } = LIMIT_RANGES[name];
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw invalidField(name, `must be a whole number from ${min} to ${max.toLocaleString('en-US')}`);
-  }
-  return value;
-}
 
 export interface WorkspaceView {
   id: string;
@@ -91,51 +61,15 @@ export function presentNumber(row: repo.NumberRow): NumberView {
   };
 }
 
-/** A setting as the audit trail shows it: the countries as a list, not their stored JSON. */
-function shownSetting(name: keyof repo.WorkspaceChanges, row: repo.WorkspaceRow): unknown {
-  return name === 'allowed_countries' ? allowedCountriesOf(row.allowed_countries) : row[name];
-}
-
 export function createWorkspaceService(deps: { db: Db; clock: Clock; audit: AuditRecorder }) {
   const { db, clock, audit } = deps;
   const nextStamp = monotonicStamps(clock);
+  const update = createSettingsChange({ db, clock, audit });
 
   async function requireWorkspace(id: string): Promise<repo.WorkspaceRow> {
     const row = await repo.findWorkspace(db, id);
     if (!row) throw new AppError('not_found', `No workspace ${id}.`);
     return row;
-  }
-
-  /**
-   * Applies settings and records what they changed (old and new values) as `action`. Under the workspace's lock,
-   * so the old values are the ones replaced. Settings saved as they were change nothing and record nothing.
-   */
-  async function update(
-    id: string,
-    changes: repo.WorkspaceChanges,
-    action: 'workspace.renamed' | 'countries.changed' | 'limits.changed',
-    by: Actor,
-  ): Promise<WorkspaceSettings> {
-    return db.transaction().execute(async (tx) => {
-      const old = await repo.lockWorkspace(tx, id, clock.now());
-      if (!old) throw new AppError('not_found', `No workspace ${id}.`);
-      const next = { ...old, ...changes };
-      const changed = (Object.keys(changes) as (keyof repo.WorkspaceChanges)[]).filter(
-        (name) => old[name] !== next[name],
-      );
-      if (changed.length === 0) return presentSettings(old);
-      await repo.updateWorkspace(tx, id, changes, clock.now());
-      await audit.record(tx, by, {
-        workspaceId: id,
-        action,
-        target: id,
-        details: {
-          from: Object.fromEntries(changed.map((name) => [name, shownSetting(name, old)])),
-          to: Object.fromEntries(changed.map((name) => [name, shownSetting(name, next)])),
-        },
-      });
-      return presentSettings(next);
-    });
   }
 
   return {

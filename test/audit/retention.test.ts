@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { OPERATOR } from '../../src/audit/actor.js';
 import { ConfigError, DEFAULT_AUDIT_RETENTION_DAYS, loadConfig } from '../../src/config.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createServices } from '../../src/services.js';
+import { createTestApp, TEST_PUBLIC_URL, TEST_SECRET, type TestApp } from '../helpers/app.js';
 import { entriesOf } from '../helpers/audit.js';
 import { assertCleanFailure, cliSuiteEnv } from '../helpers/cli-setup.js';
 import { fakeClock } from '../helpers/clock.js';
@@ -60,6 +61,52 @@ describe('audit trail: retention', () => {
     clock.advance(2);
     assert.equal((await t.services.retention.prune()).audit, 1);
     assert.deepEqual(await entriesOf(t.services, ws.id), []);
+  });
+
+  test('several sweepers pruning at once delete each old entry exactly once, in batches, and keep the new', async () => {
+    const { t, clock } = await appWith(30);
+    const ws = await t.services.workspaces.createWorkspace({ name: 'Busy Co' }, OPERATOR);
+    // 1,200 old entries (more than one batch each), arranged directly: 31 to 40 days old.
+    const old = Array.from({ length: 1200 }, (_, i) => ({
+      id: `aud_old${String(i).padStart(17, '0')}`,
+      workspace_id: ws.id,
+      at: clock.now() - (31 + (i % 10)) * DAY,
+      seq: (clock.now() - 40 * DAY) * 1000 + i,
+      actor: 'cli',
+      actor_email: null,
+      action: 'limits.changed' as const,
+      target: ws.id,
+      details: '{}',
+      address: null,
+    }));
+    for (let i = 0; i < old.length; i += 200) {
+      await t.store.db
+        .insertInto('audit_log')
+        .values(old.slice(i, i + 200))
+        .execute();
+    }
+    const sweepers = [
+      t.services,
+      ...[1, 2].map(() =>
+        createServices({
+          store: t.store,
+          secret: TEST_SECRET,
+          clock,
+          publicUrl: TEST_PUBLIC_URL,
+          auditRetentionDays: 30,
+        }),
+      ),
+    ];
+    const results = await Promise.all(sweepers.map((s) => s.retention.prune()));
+    assert.equal(
+      results.reduce((sum, r) => sum + r.audit, 0),
+      1200,
+      'each old entry deleted exactly once',
+    );
+    assert.deepEqual(
+      (await entriesOf(t.services, ws.id)).map((e) => e.action),
+      ['workspace.created'],
+    );
   });
 
   test('AUDIT_RETENTION_DAYS: a whole number of days from 1 to 36500; anything else is refused at start', () => {

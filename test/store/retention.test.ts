@@ -104,6 +104,7 @@ describe('retention', () => {
       requestCounters: 0,
       rollups: 0,
       numbers: 0,
+      audit: 0,
     });
   });
 
