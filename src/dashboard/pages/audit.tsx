@@ -134,9 +134,14 @@ const Entry: FC<{ entry: AuditEntryView }> = ({ entry: e }) => (
     <td data-label="Action">{ACTION_LABELS[e.action] ?? e.action}</td>
     <td data-label="Target">{e.target ? <code>{e.target}</code> : <span class="muted">—</span>}</td>
     <td data-label="Details" class="audit-details">
-      {detailLines(e.details).map((line) => (
-        <div>{line}</div>
-      ))}
+      {Object.keys(e.details).length > 0 && (
+        // One block: on a phone the cell lays out its label and this side by side.
+        <div>
+          {detailLines(e.details).map((line) => (
+            <div>{line}</div>
+          ))}
+        </div>
+      )}
     </td>
     <td data-label="Address">{e.address ?? <span class="muted">—</span>}</td>
   </tr>
