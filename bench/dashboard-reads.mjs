@@ -12,6 +12,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
+import { OPERATOR } from '../dist/audit/actor.js';
 import { createServices } from '../dist/services.js';
 import { openStore } from '../dist/store/database.js';
 
@@ -73,8 +74,8 @@ async function prepare(store) {
     const found = await opened.db.selectFrom('workspaces').select('id').where('name', '=', 'Reads').execute();
     if (found[0]) return { url, workspaceId: found[0].id };
     const services = createServices({ store: opened, publicUrl: 'http://127.0.0.1', secret: 'x'.repeat(40) });
-    const ws = await services.workspaces.createWorkspace({ name: 'Reads' });
-    await services.workspaces.addNumber({ workspaceId: ws.id, number: WORKSPACE_NUMBER });
+    const ws = await services.workspaces.createWorkspace({ name: 'Reads' }, OPERATOR);
+    await services.workspaces.addNumber({ workspaceId: ws.id, number: WORKSPACE_NUMBER }, OPERATOR);
     await opened.committed();
     workspaceId = ws.id;
   } finally {

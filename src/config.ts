@@ -4,6 +4,7 @@ import { Value } from 'typebox/value';
 
 /** Defaults of the settings a caller of createServices may leave out (the CLI, tests); the environment's too. */
 export const DEFAULT_RETENTION_DAYS = 30;
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
 export const DEFAULT_DELIVERY_WAIT_MS = 3000;
 export const DEFAULT_CARRIER_TIMEOUT_MS = 10_000;
 export const DEFAULT_DATABASE_POOL_MAX = 10;
@@ -30,6 +31,8 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_DATABASE_POOL_MAX }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_STATEMENT_TIMEOUT_MS }),
   RETENTION_DAYS: Type.Integer({ minimum: 1, default: DEFAULT_RETENTION_DAYS }),
+  // At most 100 years: bounded so that the cutoff (now less this many days) stays a safe integer for the store.
+  AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: DEFAULT_AUDIT_RETENTION_DAYS }),
   DELIVERY_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: DEFAULT_DELIVERY_WAIT_MS }),
   DELIVERY_POLL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 500 }),
   CARRIER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: DEFAULT_CARRIER_TIMEOUT_MS }),
@@ -59,6 +62,8 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Connections one process holds at most; undefined: derived from its descriptor limit when it serves. */
   readonly maxConnections: number | undefined;
+  /** Days audit entries are kept before the sweeper deletes them. */
+  readonly auditRetentionDays: number;
   readonly delivery: {
     /** How long a send waits for its first hand-over before answering. */
     readonly waitMs: number;
@@ -121,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: e.RETENTION_DAYS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     delivery: Object.freeze({
       waitMs: e.DELIVERY_WAIT_MS,
       pollMs: e.DELIVERY_POLL_MS,

@@ -36,6 +36,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       secret: config.secret,
       previousSecret: config.previousSecret,
       retentionDays: config.retentionDays,
+      auditRetentionDays: config.auditRetentionDays,
       publicUrl: config.publicUrl,
       delivery: {
         ...config.delivery,

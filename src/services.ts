@@ -2,10 +2,13 @@
 // and the sweeper all take their services from here, so each rule lives in one place. The store itself stays
 // here: an edge that needs data calls a service or a read-model of the feature that owns it.
 import { type AccountService, createAccountService } from './accounts/service.js';
+import { type AuditLog, createAuditLog } from './audit/log.js';
+import { createAuditRecorder } from './audit/record.js';
 import { type CarrierService, createCarrierService } from './carrier-accounts/service.js';
 import { type Clock, systemClock } from './clock.js';
 import {
   type Config,
+  DEFAULT_AUDIT_RETENTION_DAYS,
   DEFAULT_CARRIER_TIMEOUT_MS,
   DEFAULT_DELIVERY_WAIT_MS,
   DEFAULT_RETENTION_DAYS,
@@ -66,6 +69,8 @@ export interface Services {
   requestLimiter: RequestLimiter;
   retention: Retention;
   accounts: AccountService;
+  /** The audit trail as the dashboard and the CLI read it (the services that change things write it). */
+  audit: AuditLog;
   carriers: CarrierService;
   /** The carriers this service knows (their descriptors): accounts, routes, forms and CLI options read them. */
   carrierTypes: readonly AnyCarrier[];
@@ -109,6 +114,8 @@ export function createServices(deps: {
   previousSecret?: string;
   clock?: Clock;
   retentionDays?: number;
+  /** Days audit entries are kept (AUDIT_RETENTION_DAYS). */
+  auditRetentionDays?: number;
   /** Where carriers reach the service (PUBLIC_URL): status callbacks are requested under it. */
   publicUrl: string;
   delivery?: DeliveryOptions;
@@ -125,8 +132,10 @@ export function createServices(deps: {
     warnings: startupWarnings,
   });
   const db = store.db;
-  const workspaces = createWorkspaceService({ db, clock });
-  const keys = createKeyService({ db, clock, workspaces });
+  // Written by each service that changes something, in the transaction of the change.
+  const audit = createAuditRecorder({ clock });
+  const workspaces = createWorkspaceService({ db, clock, audit });
+  const keys = createKeyService({ db, clock, workspaces, audit });
   const devProvider = createDevProvider({ db, clock, reports: createDeliveryReports({ db, clock }) });
   const carrierTypes = deps.carrierTypes ?? BUILT_IN_CARRIERS;
   const carrierTimeoutMs = deps.delivery?.carrierTimeoutMs ?? DEFAULT_CARRIER_TIMEOUT_MS;
@@ -143,6 +152,7 @@ export function createServices(deps: {
     workspaces,
     carrierTypes,
     runtime: carrierRuntime,
+    audit,
   });
   const providers = createProviderRouter({
     carriers,
@@ -178,8 +188,9 @@ export function createServices(deps: {
     store,
     clock,
     retentionDays,
+    auditRetentionDays: deps.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
   });
-  const accounts = createAccountService({ db, clock, workspaces });
+  const accounts = createAccountService({ db, clock, workspaces, audit });
   return {
     clock,
     health: {
@@ -205,6 +216,7 @@ export function createServices(deps: {
     requestLimiter,
     retention,
     accounts,
+    audit: createAuditLog({ db, requireWorkspace: workspaces.requireWorkspace }),
     carriers,
     carrierTypes,
     carrierRuntime,

@@ -2,8 +2,9 @@
 // due failure reports, deletes the delivery jobs of codes nobody wants any more, lets go of what carriers
 // hold (sessions) for accounts removed through another process, and brings the dashboard's read-models up to
 // date (the overview's roll-ups, the log's phone directory); about once a minute the pumping guard judges the
-// ranges' conversion (a read of the last day's finished codes, too heavy for every sweep); about once an hour it prunes old data (retention),
-// expired dashboard sessions, ended sign-in windows and what the pumping guard no longer reads. Every step is idempotent and claims its rows (or its
+// ranges' conversion (a read of the last day's finished codes, too heavy for every sweep); about once an hour it
+// prunes old data (retention, the audit trail's after AUDIT_RETENTION_DAYS), expired dashboard sessions, ended
+// sign-in windows and what the pumping guard no longer reads. Every step is idempotent and claims its rows (or its
 // slice of time), so several processes may sweep the same database.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services.js';

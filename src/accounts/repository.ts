@@ -36,11 +36,30 @@ export async function replacePasswordHash(db: Db, userId: string, from: string, 
     .execute();
 }
 
-export async function addMembership(db: Db, userId: string, workspaceId: string, now: number): Promise<void> {
-  await db
+/** False when the account was a member already (nothing changes then). */
+export async function addMembership(
+  db: Db,
+  userId: string,
+  workspaceId: string,
+  now: number,
+): Promise<boolean> {
+  const result = await db
     .insertInto('memberships')
     .values({ user_id: userId, workspace_id: workspaceId, role: 'owner', created_at: now })
     .onConflict((oc) => oc.columns(['user_id', 'workspace_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** A workspace's members, oldest membership first. */
+export function listMembers(db: Db, workspaceId: string): Promise<{ id: string; email: string }[]> {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id', 'users.email'])
+    .where('memberships.workspace_id', '=', workspaceId)
+    .orderBy('memberships.created_at')
+    .orderBy('users.id')
     .execute();
 }
 

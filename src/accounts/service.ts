@@ -1,7 +1,10 @@
 // Dashboard accounts: first-run set-up, accounts (also from the CLI), sign-in with throttling, sessions.
 // A session is a random token in an HttpOnly cookie; only its hash is stored, and it grants the dashboard
-// alone (the API takes API keys only).
+// alone (the API takes API keys only). Members added and sign-ins (successful, or failed with a wrong password)
+// are written to the audit trail of each workspace concerned.
 import { createHash, randomBytes } from 'node:crypto';
+import type { Actor } from '../audit/actor.js';
+import type { AuditRecorder } from '../audit/record.js';
 import { type Clock, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
@@ -55,9 +58,57 @@ function checkPassword(password: string): void {
     throw invalidField('password', `must be at most ${PASSWORD_MAX} characters`);
 }
 
-export function createAccountService(deps: { db: Db; clock: Clock; workspaces: WorkspaceService }) {
-  const { db, clock, workspaces } = deps;
+/** A dashboard account acting from a client address. */
+const accountActor = (user: { id: string; email: string }, address: string | undefined): Actor => ({
+  kind: 'account',
+  id: user.id,
+  email: user.email,
+  address,
+});
+
+export function createAccountService(deps: {
+  db: Db;
+  clock: Clock;
+  workspaces: WorkspaceService;
+  audit: AuditRecorder;
+}) {
+  const { db, clock, workspaces, audit } = deps;
   const signinLimit = createSigninLimit({ db, clock });
+
+  /** Makes the account a member of the workspace, recorded as `by`'s doing; false when it was one already. */
+  async function addMember(tx: Db, user: repo.UserRow, workspaceId: string, by: Actor): Promise<boolean> {
+    if (!(await repo.addMembership(tx, user.id, workspaceId, clock.now()))) return false;
+    await audit.record(tx, by, {
+      workspaceId,
+      action: 'member.added',
+      target: user.id,
+      details: { email: user.email },
+    });
+    return true;
+  }
+
+  /**
+   * A sign-in, in the trail of every workspace the account belongs to (an account of none: nowhere); returns
+   * those workspaces. The actor is the account signed in to: after a failure, whoever typed its password, from
+   * `address`. (Only an existing account's failure writes: a fraction of a millisecond beside the password hash's
+   * own variation, with at most 5 tries per e-mail a window to measure it, so it cannot tell which e-mails exist.)
+   */
+  async function recordSignin(
+    tx: Db,
+    user: repo.UserRow,
+    action: 'signin.succeeded' | 'signin.failed',
+    address: string,
+  ): Promise<{ id: string }[]> {
+    const memberOf = await repo.listUserWorkspaces(tx, user.id);
+    for (const workspace of memberOf) {
+      await audit.record(tx, accountActor(user, address), {
+        workspaceId: workspace.id,
+        action,
+        target: user.id,
+      });
+    }
+    return memberOf;
+  }
 
   async function present(user: repo.UserRow): Promise<AccountView> {
     return {
@@ -76,10 +127,10 @@ export function createAccountService(deps: { db: Db; clock: Clock; workspaces: W
     return user;
   }
 
-  async function startSession(userId: string, workspaceId: string | null): Promise<string> {
+  async function startSession(tx: Db, userId: string, workspaceId: string | null): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = clock.now();
-    await repo.insertSession(db, {
+    await repo.insertSession(tx, {
       token_hash: hashToken(token),
       user_id: userId,
       workspace_id: workspaceId,
@@ -95,73 +146,91 @@ export function createAccountService(deps: { db: Db; clock: Clock; workspaces: W
       return (await repo.countUsers(db)) === 0;
     },
 
-    /** First run: the first account and its workspace, and a session. Refused once any account exists. */
+    /**
+     * First run: the first account and its workspace, and a session. Refused once any account exists. Recorded
+     * as the new account's doing, from `address`.
+     */
     async setup(input: {
       email: string;
       password: string;
       workspaceName: string;
+      address?: string;
     }): Promise<{ token: string }> {
       const email = normaliseEmail(input.email);
       checkPassword(input.password);
       if (!(await this.needsSetup())) throw new AppError('conflict', 'Set-up is done already: sign in.');
       const passwordHash = await hashPassword(input.password);
       // The account, its workspace and the membership appear together or not at all (two racing set-ups).
-      const { user, workspace } = await db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx) => {
         if ((await repo.countUsers(tx)) > 0)
           throw new AppError('conflict', 'Set-up is done already: sign in.');
-        const ws = await workspaces.createWorkspace({ name: input.workspaceName }, tx);
-        const created = await insertAccount(tx, email, passwordHash);
-        await repo.addMembership(tx, created.id, ws.id, clock.now());
-        return { user: created, workspace: ws };
+        const user = await insertAccount(tx, email, passwordHash);
+        const by = accountActor(user, input.address);
+        const workspace = await workspaces.createWorkspace({ name: input.workspaceName }, by, tx);
+        await addMember(tx, user, workspace.id, by);
+        return { token: await startSession(tx, user.id, workspace.id) };
       });
-      return { token: await startSession(user.id, workspace.id) };
     },
 
     /** An account (the CLI's `account create`), optionally a member of workspaces. */
-    async createAccount(input: {
-      email: string;
-      password: string;
-      workspaceIds?: string[];
-    }): Promise<AccountView> {
+    async createAccount(
+      input: {
+        email: string;
+        password: string;
+        workspaceIds?: string[];
+      },
+      by: Actor,
+    ): Promise<AccountView> {
       const email = normaliseEmail(input.email);
       checkPassword(input.password);
       for (const id of input.workspaceIds ?? []) await workspaces.requireWorkspace(id);
       const passwordHash = await hashPassword(input.password);
       const user = await db.transaction().execute(async (tx) => {
         const created = await insertAccount(tx, email, passwordHash);
-        for (const id of input.workspaceIds ?? []) await repo.addMembership(tx, created.id, id, clock.now());
+        for (const id of input.workspaceIds ?? []) await addMember(tx, created, id, by);
         return created;
       });
       return present(user);
     },
 
-    async addToWorkspace(email: string, workspaceId: string): Promise<AccountView> {
+    /** A member already is left as it is, and nothing is recorded. */
+    async addToWorkspace(email: string, workspaceId: string, by: Actor): Promise<AccountView> {
       await workspaces.requireWorkspace(workspaceId);
       const user = await repo.findUserByEmail(db, normaliseEmail(email));
       if (!user) throw new AppError('not_found', `No account for ${email}.`);
-      await repo.addMembership(db, user.id, workspaceId, clock.now());
+      await db.transaction().execute((tx) => addMember(tx, user, workspaceId, by));
       return present(user);
     },
 
     /**
      * Signs in, or refuses with one message for an unknown e-mail and a wrong password (same work either way).
      * The attempt is counted against the sign-in limit before the password is looked at (signin-limit.ts).
+     * Audit trail: a success, and a wrong password for an existing account, are recorded with the client address
+     * in that account's workspaces. An unknown e-mail belongs to no workspace and is not recorded; nor is an
+     * attempt the limit refuses (nothing about it is judged, and it could be repeated without bound).
      */
     async signIn(input: { email: string; password: string; address: string }): Promise<{ token: string }> {
       const email = normaliseEmail(input.email);
       const attempt = await signinLimit.take(email, input.address);
       const user = await repo.findUserByEmail(db, email);
       const ok = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
-      if (!user || !ok)
+      if (!user || !ok) {
+        if (user)
+          await db.transaction().execute((tx) => recordSignin(tx, user, 'signin.failed', input.address));
         throw new AppError('invalid_credentials', 'The e-mail address or the password is wrong.');
+      }
       await signinLimit.giveBack(attempt);
       // The one moment the password is known: a hash made with older parameters is replaced by today's.
       if (needsRehash(user.password_hash)) {
         const rehashed = await hashPassword(input.password);
         await repo.replacePasswordHash(db, user.id, user.password_hash, rehashed);
       }
-      const first = (await repo.listUserWorkspaces(db, user.id))[0];
-      return { token: await startSession(user.id, first?.id ?? null) };
+      const token = await db.transaction().execute(async (tx) => {
+        // The session starts in the account's first workspace.
+        const [first] = await recordSignin(tx, user, 'signin.succeeded', input.address);
+        return startSession(tx, user.id, first?.id ?? null);
+      });
+      return { token };
     },
 
     /** Deletes expired sessions and the sign-in counts of ended windows (the sweeper's retention step). */
@@ -195,6 +264,11 @@ export function createAccountService(deps: { db: Db; clock: Clock; workspaces: W
       if (!session.workspaces.some((w) => w.id === workspaceId))
         throw new AppError('not_found', 'No such workspace.');
       await repo.updateSession(db, session.tokenHash, { workspace_id: workspaceId });
+    },
+
+    /** The workspace's members, oldest membership first (the audit page's actor filter). */
+    listMembers(workspaceId: string): Promise<{ id: string; email: string }[]> {
+      return repo.listMembers(db, workspaceId);
     },
 
     async signOut(session: SessionContext): Promise<void> {

@@ -99,6 +99,24 @@ export async function updateAccount(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Takes one number's row lock (PostgreSQL) or the write lock (SQLite) for the rest of the transaction, with a
+ * no-op update, and returns the number as it stands; undefined when the workspace has no such number.
+ */
+export function lockNumber(
+  db: Db,
+  workspaceId: string,
+  numberId: string,
+): Promise<WorkspaceNumbersTable | undefined> {
+  return db
+    .updateTable('workspace_numbers')
+    .set((eb) => ({ carrier_id: eb.ref('carrier_id') }))
+    .where('id', '=', numberId)
+    .where('workspace_id', '=', workspaceId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Points one number of the workspace at an account (null: the development provider); undefined: no such number. */
 export function setNumberCarrier(
   db: Db,

@@ -1,6 +1,10 @@
 // Carrier accounts of a workspace: credentials validated per carrier (its descriptor's fields) and kept
 // encrypted. Lists never carry a secret; getAccount (decrypted) is for the router and the webhook routes alone.
-// Removing an account also lets go of what the carriers' runtimes hold for it in this process.
+// Removing an account also lets go of what the carriers' runtimes hold for it in this process. Adding, rotating
+// and removing an account, and moving a number to another, are written to the audit trail with the change: the
+// account's type and API origin, never a credential.
+import type { Actor } from '../audit/actor.js';
+import type { AuditRecorder } from '../audit/record.js';
 import { type Clock, toTimestamp } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -47,6 +51,14 @@ function presentListing(row: repo.CarrierAccountRow, numbers: string[]): Carrier
 const noAccount = (workspaceId: string, id: string) =>
   new AppError('not_found', `No carrier account ${id} in workspace ${workspaceId}.`);
 
+/**
+ * A base URL as the audit trail keeps it: its origin only (scheme, host, port), since a path or query could hold
+ * a token; null for the carrier's own API.
+ */
+function originOf(baseUrl: string | null): string | null {
+  return baseUrl === null ? null : new URL(baseUrl).origin;
+}
+
 export function createCarrierService(deps: {
   db: Db;
   clock: Clock;
@@ -55,19 +67,22 @@ export function createCarrierService(deps: {
   workspaces: WorkspaceService;
   /** The carriers accounts may be of. */
   carrierTypes: readonly AccountKind[];
-  /** What this process holds per account (sessions), let go when the account is removed. */
   /** What the process holds per account (a carrier's sessions): let go of when the account is removed. */
   runtime?: { release(accountId: string): Promise<void> };
+  audit: AuditRecorder;
 }) {
-  const { db, clock, workspaces, carrierTypes, keys } = deps;
+  const { db, clock, workspaces, carrierTypes, keys, audit } = deps;
 
   return {
-    async addAccount(input: {
-      workspaceId: string;
-      type: string;
-      credentials: Record<string, unknown>;
-      baseUrl?: string;
-    }): Promise<CarrierAccountView> {
+    async addAccount(
+      input: {
+        workspaceId: string;
+        type: string;
+        credentials: Record<string, unknown>;
+        baseUrl?: string;
+      },
+      by: Actor,
+    ): Promise<CarrierAccountView> {
       await workspaces.requireWorkspace(input.workspaceId);
       const carrier = carrierOfType(carrierTypes, input.type);
       const type = carrier.type;
@@ -81,7 +96,15 @@ export function createCarrierService(deps: {
         base_url: validateBaseUrl(input.baseUrl),
         created_at: clock.now(),
       };
-      await repo.insertAccount(db, row);
+      await db.transaction().execute(async (tx) => {
+        await repo.insertAccount(tx, row);
+        await audit.record(tx, by, {
+          workspaceId: row.workspace_id,
+          action: 'carrier.added',
+          target: id,
+          details: { type, base_url: originOf(row.base_url) },
+        });
+      });
       return present(row);
     },
 
@@ -104,7 +127,7 @@ export function createCarrierService(deps: {
     },
 
     /** Deletes an account no number sends through; while some do, refuses (409) and names them. */
-    async removeAccount(workspaceId: string, id: string): Promise<CarrierAccountListing> {
+    async removeAccount(workspaceId: string, id: string, by: Actor): Promise<CarrierAccountListing> {
       const removed = await db.transaction().execute(async (tx) => {
         // Under the account's lock: a number being tied to it at the same moment is either seen here, or
         // finds the account gone.
@@ -120,6 +143,12 @@ export function createCarrierService(deps: {
           );
         }
         await repo.deleteAccount(tx, workspaceId, id);
+        await audit.record(tx, by, {
+          workspaceId,
+          action: 'carrier.removed',
+          target: id,
+          details: { type: row.type },
+        });
         return presentListing(row, []);
       });
       // Its session (if any) is unbound at once here; other processes' sweepers let theirs go.
@@ -140,26 +169,44 @@ export function createCarrierService(deps: {
     async rotateCredentials(
       workspaceId: string,
       id: string,
-      credentials: Record<string, unknown>,
-      baseUrl?: string | null,
+      change: { credentials: Record<string, unknown>; baseUrl?: string | null },
+      by: Actor,
     ): Promise<CarrierAccountListing> {
-      const row = await repo.findAccount(db, id);
-      if (!row || row.workspace_id !== workspaceId) throw noAccount(workspaceId, id);
+      const found = await repo.findAccount(db, id);
+      if (!found || found.workspace_id !== workspaceId) throw noAccount(workspaceId, id);
+      const { baseUrl } = change;
       const changes: Partial<repo.CarrierAccountRow> = {
         credentials: encryptCredentials(
           keys,
           id,
-          validateCredentials(carrierOfType(carrierTypes, row.type), credentials),
+          validateCredentials(carrierOfType(carrierTypes, found.type), change.credentials),
         ),
       };
       if (baseUrl !== undefined) {
         changes.base_url = baseUrl === null || baseUrl.trim() === '' ? null : validateBaseUrl(baseUrl);
       }
-      if (!(await repo.updateAccount(db, workspaceId, id, changes))) throw noAccount(workspaceId, id);
-      const numbers = (await repo.tiedNumbers(db, workspaceId))
-        .filter((n) => n.carrier_id === id)
-        .map((n) => n.number);
-      return presentListing({ ...row, ...changes }, numbers);
+      return db.transaction().execute(async (tx) => {
+        // Under the account's lock: the base URL recorded as replaced is the one that was.
+        const row = await repo.lockAccount(tx, workspaceId, id);
+        if (!row) throw noAccount(workspaceId, id);
+        await repo.updateAccount(tx, workspaceId, id, changes);
+        const baseUrlChanged = changes.base_url !== undefined && changes.base_url !== row.base_url;
+        await audit.record(tx, by, {
+          workspaceId,
+          action: 'carrier.rotated',
+          target: id,
+          details: {
+            type: row.type,
+            ...(baseUrlChanged && {
+              base_url: { from: originOf(row.base_url), to: originOf(changes.base_url ?? null) },
+            }),
+          },
+        });
+        const numbers = (await repo.tiedNumbers(tx, workspaceId))
+          .filter((n) => n.carrier_id === id)
+          .map((n) => n.number);
+        return presentListing({ ...row, ...changes }, numbers);
+      });
     },
 
     /** Ties a number to an account of its own workspace, or (null) back to the development provider. */
@@ -167,14 +214,25 @@ export function createCarrierService(deps: {
       workspaceId: string,
       numberId: string,
       carrierId: string | null,
+      by: Actor,
     ): Promise<NumberView> {
       return db.transaction().execute(async (tx) => {
         // The account's lock: removeAccount cannot delete it between this check and the update.
         if (carrierId !== null && !(await repo.lockAccount(tx, workspaceId, carrierId))) {
           throw noAccount(workspaceId, carrierId);
         }
+        // The number's lock: the account it is moved from is the one it sent through.
+        const before = await repo.lockNumber(tx, workspaceId, numberId);
+        if (!before) throw new AppError('not_found', `No number ${numberId} in this workspace.`);
+        if (before.carrier_id === carrierId) return presentNumber(before);
         const number = await repo.setNumberCarrier(tx, workspaceId, numberId, carrierId);
         if (!number) throw new AppError('not_found', `No number ${numberId} in this workspace.`);
+        await audit.record(tx, by, {
+          workspaceId,
+          action: 'number.carrier_changed',
+          target: numberId,
+          details: { number: number.number, from: before.carrier_id, to: carrierId },
+        });
         return presentNumber(number);
       });
     },

@@ -1,5 +1,6 @@
 // The carrier commands: accounts (add, list, rotate, remove) and which account a number sends through.
 import { readFileSync } from 'node:fs';
+import { OPERATOR } from '../audit/actor.js';
 import type { CarrierAccountListing } from '../carrier-accounts/service.js';
 import { callbackUrlOf } from '../delivery/callback-url.js';
 import type { AnyCarrier } from '../delivery/carriers/descriptor.js';
@@ -101,7 +102,12 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
         const carrier = required(v, 'carrier');
         const numberId = await numberIdOf(s, workspaceId, required(v, 'number'));
         // `none`: back to the development provider.
-        return s.carriers.setNumberCarrier(workspaceId, numberId, carrier === 'none' ? null : carrier);
+        return s.carriers.setNumberCarrier(
+          workspaceId,
+          numberId,
+          carrier === 'none' ? null : carrier,
+          OPERATOR,
+        );
       },
       print: (r) => printRecord(r as object),
     },
@@ -110,12 +116,15 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
       options: { workspace: str, type: str, 'base-url': str, ...credentialFlags },
       // The view is { id, type, created_at }: no credential is ever printed back.
       run: (s, v) =>
-        s.carriers.addAccount({
-          workspaceId: required(v, 'workspace'),
-          type: required(v, 'type'),
-          credentials: credentialsOf(carriers, v),
-          baseUrl: optional(v, 'base-url'),
-        }),
+        s.carriers.addAccount(
+          {
+            workspaceId: required(v, 'workspace'),
+            type: required(v, 'type'),
+            credentials: credentialsOf(carriers, v),
+            baseUrl: optional(v, 'base-url'),
+          },
+          OPERATOR,
+        ),
       print: (r) => printRecord(r as object),
     },
     'carrier list': {
@@ -138,8 +147,8 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
         const rotated = await s.carriers.rotateCredentials(
           workspaceId,
           id,
-          credentialsOf(carriers, v),
-          optional(v, 'base-url'),
+          { credentials: credentialsOf(carriers, v), baseUrl: optional(v, 'base-url') },
+          OPERATOR,
         );
         return withCallbackUrl(s, rotated);
       },
@@ -152,7 +161,7 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
       positionals: 1,
       run: async (s, _v, p) => {
         const id = p[0] ?? '';
-        return s.carriers.removeAccount(await s.carriers.workspaceOfAccount(id), id);
+        return s.carriers.removeAccount(await s.carriers.workspaceOfAccount(id), id, OPERATOR);
       },
       print: (r) => printRecord(r as object),
     },

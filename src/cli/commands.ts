@@ -1,8 +1,10 @@
 // The operator commands of docs/operator-interface.md. Each calls the same services as the HTTP routes.
 
 import type { AccountView } from '../accounts/service.js';
+import { OPERATOR } from '../audit/actor.js';
 import type { ResealReport } from '../secret-rotation.js';
 import { MAX_TTL_SECONDS } from '../verification/schemas.js';
+import { AUDIT_COMMANDS } from './audit-commands.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { FRAUD_COMMANDS } from './fraud-commands.js';
 import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
@@ -46,7 +48,7 @@ export const COMMANDS: Record<string, Command> = {
   'workspace create': {
     usage: 'workspace create --name NAME',
     options: { name: str },
-    run: (s, v) => s.workspaces.createWorkspace({ name: required(v, 'name') }),
+    run: (s, v) => s.workspaces.createWorkspace({ name: required(v, 'name') }, OPERATOR),
     print: (r) => printRecord(r as object),
   },
   'workspace list': {
@@ -62,12 +64,15 @@ export const COMMANDS: Record<string, Command> = {
       'number add --workspace WS_ID --number PHONE [--type mobile|landline|local_rate|toll_free] [--carrier CARRIER_ID]',
     options: { workspace: str, number: str, type: str, carrier: str },
     run: (s, v) =>
-      s.workspaces.addNumber({
-        workspaceId: required(v, 'workspace'),
-        number: required(v, 'number'),
-        type: optional(v, 'type'),
-        carrierId: optional(v, 'carrier'),
-      }),
+      s.workspaces.addNumber(
+        {
+          workspaceId: required(v, 'workspace'),
+          number: required(v, 'number'),
+          type: optional(v, 'type'),
+          carrierId: optional(v, 'carrier'),
+        },
+        OPERATOR,
+      ),
     print: (r) => printRecord(r as object),
   },
   'number list': {
@@ -82,18 +87,21 @@ export const COMMANDS: Record<string, Command> = {
     options: { workspace: str, name: str, scopes: str, 'expires-in': str },
     run: async (s, v) => {
       const scopes = optional(v, 'scopes');
-      const created = await s.keys.createKey({
-        workspaceId: required(v, 'workspace'),
-        name: required(v, 'name'),
-        scopes:
-          scopes === undefined
-            ? undefined
-            : scopes
-                .split(',')
-                .map((x) => x.trim())
-                .filter(Boolean),
-        expiresInSeconds: wholeNumber(v, 'expires-in'),
-      });
+      const created = await s.keys.createKey(
+        {
+          workspaceId: required(v, 'workspace'),
+          name: required(v, 'name'),
+          scopes:
+            scopes === undefined
+              ? undefined
+              : scopes
+                  .split(',')
+                  .map((x) => x.trim())
+                  .filter(Boolean),
+          expiresInSeconds: wholeNumber(v, 'expires-in'),
+        },
+        OPERATOR,
+      );
       return {
         id: created.id,
         name: created.name,
@@ -116,7 +124,7 @@ export const COMMANDS: Record<string, Command> = {
     positionals: 1,
     run: async (s, _v, p) => {
       const id = p[0] ?? '';
-      return s.keys.revokeKey(await s.keys.workspaceOfKey(id), id);
+      return s.keys.revokeKey(await s.keys.workspaceOfKey(id), id, OPERATOR);
     },
     print: (r) => printRecord(r as object),
   },
@@ -141,18 +149,21 @@ export const COMMANDS: Record<string, Command> = {
     options: { email: str, password: str, 'password-stdin': { type: 'boolean' }, workspace: str },
     run: async (s, v) => {
       const workspace = optional(v, 'workspace');
-      return s.accounts.createAccount({
-        email: required(v, 'email'),
-        password: await passwordOf(v),
-        workspaceIds: workspace === undefined ? [] : [workspace],
-      });
+      return s.accounts.createAccount(
+        {
+          email: required(v, 'email'),
+          password: await passwordOf(v),
+          workspaceIds: workspace === undefined ? [] : [workspace],
+        },
+        OPERATOR,
+      );
     },
     print: printAccount,
   },
   'account add': {
     usage: 'account add --email EMAIL --workspace WS_ID',
     options: { email: str, workspace: str },
-    run: (s, v) => s.accounts.addToWorkspace(required(v, 'email'), required(v, 'workspace')),
+    run: (s, v) => s.accounts.addToWorkspace(required(v, 'email'), required(v, 'workspace'), OPERATOR),
     print: printAccount,
   },
   'secret reseal': {
@@ -175,6 +186,7 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   },
+  ...AUDIT_COMMANDS,
   outbox: {
     usage: 'outbox [--to PHONE] [--limit N]',
     options: { to: str, limit: str },

@@ -5,9 +5,8 @@ import { AppError } from '../errors.js';
 import { FRAUD_RANGES, type FraudSettingName, validatePrefix } from '../fraud/rules.js';
 import type { BlockView, FraudSettingsView } from '../fraud/service.js';
 import type { Services } from '../services.js';
-import { type Command, required, str, type Values, wholeNumber } from './options.js';
+import { type Command, required, str, type Values, wholeNumber, workspaceIdOf } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
-import { workspaceIdOf } from './workspace-commands.js';
 
 /** Option -> the setting it sets. */
 const SETTING_OPTIONS = {

@@ -30,4 +30,12 @@ export function wholeNumber(values: Values, name: string): number | undefined {
   return Number(value);
 }
 
+/** `--workspace`: control characters (NUL above all) are never part of an id, refused before any query sees them. */
+export function workspaceIdOf(values: Values): string {
+  const id = required(values, 'workspace');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f]/.test(id)) throw new UsageError('--workspace: must not hold control characters');
+  return id;
+}
+
 export const str = { type: 'string' } as const;

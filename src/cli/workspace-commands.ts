@@ -2,9 +2,10 @@
 // limits are the ones the service stores per workspace (and the dashboard's Workspace page edits): sends per
 // number per window, the window, requests a minute, and the failed-guess ceiling (failed checks per number per
 // window, and its window). Bounds come from LIMIT_RANGES, the one place they live.
+import { OPERATOR } from '../audit/actor.js';
 import type { Services } from '../services.js';
 import { LIMIT_RANGES, type LimitName } from '../workspaces/service.js';
-import { type Command, required, str, type Values, wholeNumber } from './options.js';
+import { type Command, str, type Values, wholeNumber, workspaceIdOf } from './options.js';
 import { printRecord, UsageError } from './output.js';
 
 /** Option -> the stored limit it sets. */
@@ -23,14 +24,6 @@ export interface WorkspaceLimitsView {
   request_limit_per_minute: number;
   guess_limit: number;
   guess_window_seconds: number;
-}
-
-/** Control characters (NUL above all) are never part of an id: refused before any query sees them. */
-export function workspaceIdOf(values: Values): string {
-  const id = required(values, 'workspace');
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
-  if (/[\u0000-\u001f\u007f]/.test(id)) throw new UsageError('--workspace: must not hold control characters');
-  return id;
 }
 
 /** The limits given on the command line, each a whole number inside its range; a bad one is a usage error. */
@@ -55,7 +48,7 @@ async function workspaceLimits(s: Services, values: Values): Promise<WorkspaceLi
   const settings =
     Object.keys(given).length === 0
       ? await s.workspaces.getSettings(workspaceId)
-      : await s.workspaces.setLimits({ workspaceId, limits: given });
+      : await s.workspaces.setLimits({ workspaceId, limits: given }, OPERATOR);
   return { workspace_id: settings.id, ...settings.limits };
 }
 

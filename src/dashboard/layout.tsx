@@ -23,6 +23,7 @@ const NAV = [
   { href: `${BASE}/carriers`, label: 'Carriers' },
   { href: `${BASE}/fraud`, label: 'Fraud' },
   { href: `${BASE}/settings/security/api-keys`, label: 'API keys' },
+  { href: `${BASE}/audit`, label: 'Audit log' },
 ];
 
 /** A hidden CSRF field: every form that changes something carries one. */

@@ -2,6 +2,7 @@
 // warning) and how pages read it. Pages import this, never the plugin, so the plugin can import the pages.
 import type { FastifyRequest } from 'fastify';
 import type { SessionContext } from '../accounts/service.js';
+import type { Actor } from '../audit/actor.js';
 import { AppError } from '../errors.js';
 
 declare module 'fastify' {
@@ -20,6 +21,12 @@ declare module 'fastify' {
 export function sessionOf(request: FastifyRequest): SessionContext {
   if (!request.session) throw new AppError('not_found', 'Sign in first.');
   return request.session;
+}
+
+/** Who makes a change from this request, for the audit trail: the signed-in account, from the client's address. */
+export function actorOf(request: FastifyRequest): Actor {
+  const { user } = sessionOf(request);
+  return { kind: 'account', id: user.id, email: user.email, address: request.ip };
 }
 
 /** The workspace the session is looking at. */

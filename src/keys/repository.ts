@@ -54,14 +54,16 @@ export async function insertKey(db: Db, row: KeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
-export async function revokeKey(db: Db, workspaceId: string, id: string, now: number): Promise<void> {
-  await db
+/** The key, revoked now; undefined when the workspace has no such key or it was revoked already. */
+export function revokeKey(db: Db, workspaceId: string, id: string, now: number): Promise<KeyRow | undefined> {
+  return db
     .updateTable('api_keys')
     .set({ revoked_at: now })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** How stale last_used_at may be: it is written at most this often per key. */

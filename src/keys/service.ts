@@ -1,4 +1,7 @@
-// API keys: created (shown once), listed, revoked, and resolved from a request header on every call.
+// API keys: created (shown once), listed, revoked, and resolved from a request header on every call. Creating
+// and revoking are written to the audit trail with the change (the key's name, prefix and scopes; never the key).
+import type { Actor } from '../audit/actor.js';
+import type { AuditRecorder } from '../audit/record.js';
 import { type Clock, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
@@ -79,16 +82,24 @@ export function presentKey(row: repo.KeyRow, now: number): KeyView {
 /** One answer for unknown, revoked and expired keys, so a caller cannot tell which it holds. */
 const invalidKey = () => new AppError('invalid_api_key', 'The API key is not valid.');
 
-export function createKeyService(deps: { db: Db; clock: Clock; workspaces: WorkspaceService }) {
-  const { db, clock, workspaces } = deps;
+export function createKeyService(deps: {
+  db: Db;
+  clock: Clock;
+  workspaces: WorkspaceService;
+  audit: AuditRecorder;
+}) {
+  const { db, clock, workspaces, audit } = deps;
 
   return {
-    async createKey(input: {
-      workspaceId: string;
-      name: string;
-      scopes?: readonly string[];
-      expiresInSeconds?: number;
-    }): Promise<CreatedKey> {
+    async createKey(
+      input: {
+        workspaceId: string;
+        name: string;
+        scopes?: readonly string[];
+        expiresInSeconds?: number;
+      },
+      by: Actor,
+    ): Promise<CreatedKey> {
       const name = input.name.trim();
       if (name.length === 0 || name.length > KEY_NAME_MAX) {
         throw invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters`);
@@ -130,14 +141,39 @@ export function createKeyService(deps: { db: Db; clock: Clock; workspaces: Works
           );
         }
         await repo.insertKey(tx, row);
+        await audit.record(tx, by, {
+          workspaceId: row.workspace_id,
+          action: 'key.created',
+          target: row.id,
+          details: {
+            name,
+            prefix: row.prefix,
+            scopes,
+            expires_at: stamp(row.expires_at),
+          },
+        });
       });
       return { ...presentKey(row, now), key };
     },
 
-    /** Scoped to the workspace: another workspace's key is not found, exactly like an unknown one. */
-    async revokeKey(workspaceId: string, id: string): Promise<KeyView> {
-      await repo.revokeKey(db, workspaceId, id, clock.now());
-      const row = await repo.findKey(db, workspaceId, id);
+    /**
+     * Scoped to the workspace: another workspace's key is not found, exactly like an unknown one. Revoking a key
+     * revoked already changes nothing, and records nothing.
+     */
+    async revokeKey(workspaceId: string, id: string, by: Actor): Promise<KeyView> {
+      const row = await db.transaction().execute(async (tx) => {
+        const revoked = await repo.revokeKey(tx, workspaceId, id, clock.now());
+        if (revoked) {
+          await audit.record(tx, by, {
+            workspaceId,
+            action: 'key.revoked',
+            target: id,
+            details: { name: revoked.name, prefix: revoked.prefix },
+          });
+          return revoked;
+        }
+        return repo.findKey(tx, workspaceId, id);
+      });
       if (!row) throw new AppError('not_found', 'There is no such API key in this workspace.');
       return presentKey(row, clock.now());
     },

@@ -9,6 +9,7 @@ import * as rollups from './migrations/0005-rollups-and-phone-directory.js';
 import * as unusedEventIndex from './migrations/0006-unused-event-index.js';
 import * as guessCeiling from './migrations/0007-guess-ceiling.js';
 import * as idempotencyKeys from './migrations/0008-idempotency-keys.js';
+import * as auditLog from './migrations/0009-audit-log.js';
 import * as pumpingGuard from './migrations/0010-pumping-guard.js';
 import * as conversionSignal from './migrations/0011-conversion-signal.js';
 
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-unused-event-index': unusedEventIndex,
   '0007-guess-ceiling': guessCeiling,
   '0008-idempotency-keys': idempotencyKeys,
+  '0009-audit-log': auditLog,
   '0010-pumping-guard': pumpingGuard,
   '0011-conversion-signal': conversionSignal,
 };

@@ -4,6 +4,8 @@
 // verification they stand for is left.
 // The cutoff is a whole hour, so an hour's verifications go together with its roll-ups. Batched, and on PostgreSQL
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
+// The audit trail has a retention of its own (AUDIT_RETENTION_DAYS, a year by default): it says who changed what,
+// which matters long after the codes themselves.
 import type { Clock } from '../clock.js';
 import type { Store } from './database.js';
 
@@ -33,9 +35,16 @@ export interface PruneResult {
   numbers: number;
   /** Idempotency-Key rows (verification/idempotency.ts) past their 24 hours. */
   idempotencyKeys: number;
+  /** Audit entries older than AUDIT_RETENTION_DAYS. */
+  audit: number;
 }
 
-export function createRetention(deps: { store: Store; clock: Clock; retentionDays: number }) {
+export function createRetention(deps: {
+  store: Store;
+  clock: Clock;
+  retentionDays: number;
+  auditRetentionDays: number;
+}) {
   const { store, clock } = deps;
   const { db } = store;
   const lock = <T extends { forUpdate(): T; skipLocked(): T }>(q: T): T =>
@@ -83,6 +92,23 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
         .deleteFrom('outbox_messages')
         .where('id', 'in', (eb) =>
           lock(eb.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(BATCH)),
+        )
+        .executeTakeFirst();
+      const n = Number(result.numDeletedRows);
+      total += n;
+      if (n < BATCH) break;
+    }
+    return total;
+  }
+
+  /** Deletes audit entries made before `cutoff`, in batches. */
+  async function pruneAudit(cutoff: number): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const result = await db
+        .deleteFrom('audit_log')
+        .where('id', 'in', (eb) =>
+          lock(eb.selectFrom('audit_log').select('id').where('at', '<', cutoff).limit(BATCH)),
         )
         .executeTakeFirst();
       const n = Number(result.numDeletedRows);
@@ -185,6 +211,7 @@ export function createRetention(deps: { store: Store; clock: Clock; retentionDay
         rollups,
         numbers,
         idempotencyKeys: Number(keys.numDeletedRows),
+        audit: await pruneAudit(now - deps.auditRetentionDays * DAY_MS),
       };
     },
   };

@@ -2,6 +2,7 @@
 // booleans are 0/1 integers and JSON is text, so one migration set serves both stores. Columns that hold one
 // of a fixed set of names take their type from the list the schemas and services use.
 
+import type { AuditAction } from '../vocabulary/audit-actions.js';
 import type { Channel } from '../vocabulary/channels.js';
 import type { Country } from '../vocabulary/countries.js';
 import type { EventKind } from '../vocabulary/event-kinds.js';
@@ -311,6 +312,26 @@ export interface FraudBlocksTable {
   refused: number;
 }
 
+/** One entry of the audit trail (src/audit/): who did what in a workspace. Never a secret (see record.ts). */
+export interface AuditLogTable {
+  id: string;
+  workspace_id: string;
+  at: number;
+  /** Strictly increasing within a process: the order of "newest first". */
+  seq: number;
+  /** 'cli' (the operator's CLI), 'system', or the id of the dashboard account that acted. */
+  actor: string;
+  /** The dashboard account's e-mail when it acted; null for 'cli' and 'system'. */
+  actor_email: string | null;
+  action: AuditAction;
+  /** The id of what was acted on (a key, a number, a carrier account, an account, the workspace). */
+  target: string | null;
+  /** JSON object: what changed (old and new values, names, scopes), never a secret. */
+  details: string;
+  /** The client address of a dashboard request; null for the CLI. */
+  address: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   workspace_numbers: WorkspaceNumbersTable;
@@ -336,4 +357,5 @@ export interface Database {
   fraud_ranges: FraudRangesTable;
   fraud_range_numbers: FraudRangeNumbersTable;
   fraud_blocks: FraudBlocksTable;
+  audit_log: AuditLogTable;
 }

@@ -121,6 +121,19 @@ export async function updateWorkspace(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Takes the workspace's row lock (PostgreSQL) or the write lock (SQLite) for the rest of the transaction and
+ * returns the row as it stands (only updated_at moves); undefined when there is no such workspace.
+ */
+export function lockWorkspace(db: Db, id: string, now: number): Promise<WorkspaceRow | undefined> {
+  return db
+    .updateTable('workspaces')
+    .set({ updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Removes one number of one workspace and returns it; undefined when the workspace has no such number. */
 export function deleteNumber(db: Db, workspaceId: string, numberId: string): Promise<NumberRow | undefined> {
   return db

@@ -1,4 +1,7 @@
-// Workspaces and their numbers: what the CLI (and later the dashboard) administers.
+// Workspaces and their numbers: what the CLI and the dashboard administer. Every change is written to the audit
+// trail in its own transaction, with who made it (`by`).
+import type { Actor } from '../audit/actor.js';
+import type { AuditRecorder } from '../audit/record.js';
 import { type Clock, monotonicStamps, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
@@ -8,6 +11,21 @@ import { NUMBER_TYPES, type NumberType } from '../vocabulary/number-types.js';
 import { validateBrandName } from './brand-name.js';
 import { detectNumberType, parsePhone } from './phone-number.js';
 import * as repo from './repository.js';
+import {
+  createSettingsChange,
+  LIMIT_RANGES,
+  type LimitName,
+  presentSettings,
+  validateLimit,
+  type WorkspaceSettings,
+} from './settings.js';
+
+export {
+  allowedCountriesOf,
+  LIMIT_RANGES,
+  type LimitName,
+  type WorkspaceSettings,
+} from './settings.js';
 
 export const DEFAULT_LIMITS = {
   sendLimit: 5,
@@ -17,55 +35,6 @@ export const DEFAULT_LIMITS = {
   guessLimit: 20,
   guessWindowSeconds: 3600,
 } as const;
-
-/** What an operator may set per workspace: the one place these bounds are written. */
-export const LIMIT_RANGES = {
-  send_limit: { min: 1, max: 100 },
-  send_window_seconds: { min: 60, max: 86_400 },
-  request_limit_per_minute: { min: 10, max: 1_000_000 },
-  guess_limit: { min: 1, max: 1000 },
-  // At most a day: retention keeps failed checks that long (store/retention.ts GUESS_FAILURES_KEEP_MS).
-  guess_window_seconds: { min: 60, max: 86_400 },
-} as const;
-export type LimitName = keyof typeof LIMIT_RANGES;
-
-export interface WorkspaceSettings {
-  id: string;
-  name: string;
-  /** The countries codes may be sent to; every supported country unless narrowed. */
-  allowed_countries: Country[];
-  limits: Record<LimitName, number>;
-}
-
-/** The stored JSON list of allowed countries (null: every supported country), in the supported order. */
-export function allowedCountriesOf(json: string | null): Country[] {
-  if (json === null) return [...SUPPORTED_COUNTRIES];
-  const listed = JSON.parse(json) as string[];
-  return SUPPORTED_COUNTRIES.filter((c) => listed.includes(c));
-}
-
-function presentSettings(row: repo.WorkspaceRow): WorkspaceSettings {
-  return {
-    id: row.id,
-    name: row.name,
-    allowed_countries: allowedCountriesOf(row.allowed_countries),
-    limits: {
-      send_limit: row.send_limit,
-      send_window_seconds: row.send_window_seconds,
-      request_limit_per_minute: row.request_limit_per_minute,
-      guess_limit: row.guess_limit,
-      guess_window_seconds: row.guess_window_seconds,
-    },
-  };
-}
-
-function validateLimit(name: LimitName, value: number): number {
-  const { min, max } = LIMIT_RANGES[name];
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw invalidField(name, `must be a whole number from ${min} to ${max.toLocaleString('en-US')}`);
-  }
-  return value;
-}
 
 export interface WorkspaceView {
   id: string;
@@ -96,9 +65,10 @@ export function presentNumber(row: repo.NumberRow): NumberView {
   };
 }
 
-export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createWorkspaceService(deps: { db: Db; clock: Clock; audit: AuditRecorder }) {
+  const { db, clock, audit } = deps;
   const nextStamp = monotonicStamps(clock);
+  const update = createSettingsChange({ db, clock, audit });
 
   async function requireWorkspace(id: string): Promise<repo.WorkspaceRow> {
     const row = await repo.findWorkspace(db, id);
@@ -106,18 +76,11 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
     return row;
   }
 
-  async function update(id: string, changes: repo.WorkspaceChanges): Promise<WorkspaceSettings> {
-    if (!(await repo.updateWorkspace(db, id, changes, clock.now()))) {
-      throw new AppError('not_found', `No workspace ${id}.`);
-    }
-    return presentSettings(await requireWorkspace(id));
-  }
-
   return {
     requireWorkspace,
 
     /** `tx`: the caller's transaction, where the workspace must appear together with other rows. */
-    async createWorkspace(input: { name: string }, tx: Db = db): Promise<WorkspaceView> {
+    async createWorkspace(input: { name: string }, by: Actor, tx?: Db): Promise<WorkspaceView> {
       const name = validateBrandName(input.name, 'name');
       const now = clock.now();
       const row: repo.WorkspaceRow = {
@@ -132,7 +95,17 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         created_at: now,
         updated_at: now,
       };
-      await repo.insertWorkspace(tx, row);
+      const insert = async (t: Db) => {
+        await repo.insertWorkspace(t, row);
+        await audit.record(t, by, {
+          workspaceId: row.id,
+          action: 'workspace.created',
+          target: row.id,
+          details: { name },
+        });
+      };
+      if (tx) await insert(tx);
+      else await db.transaction().execute(insert);
       return presentWorkspace(row);
     },
 
@@ -140,13 +113,16 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       return (await repo.listWorkspaces(db)).map(presentWorkspace);
     },
 
-    async addNumber(input: {
-      workspaceId: string;
-      number: string;
-      type?: string;
-      /** A carrier account of the same workspace; without one the number uses the development provider. */
-      carrierId?: string;
-    }): Promise<NumberView> {
+    async addNumber(
+      input: {
+        workspaceId: string;
+        number: string;
+        type?: string;
+        /** A carrier account of the same workspace; without one the number uses the development provider. */
+        carrierId?: string;
+      },
+      by: Actor,
+    ): Promise<NumberView> {
       await requireWorkspace(input.workspaceId);
       if (input.type !== undefined && !NUMBER_TYPES.includes(input.type as NumberType)) {
         throw invalidField('type', `must be one of ${NUMBER_TYPES.join(', ')}`);
@@ -177,35 +153,43 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
         seq: nextStamp(),
         carrier_id: input.carrierId ?? null,
       };
-      const insert = async (tx: Db) => {
+      const carrierId = input.carrierId;
+      await db.transaction().execute(async (tx) => {
+        // Under the account's lock: a concurrent removal of the account either sees this number or goes first.
+        if (carrierId !== undefined && !(await repo.lockCarrierAccount(tx, input.workspaceId, carrierId))) {
+          // Another workspace's account is answered like an unknown one.
+          throw new AppError(
+            'not_found',
+            `No carrier account ${carrierId} in workspace ${input.workspaceId}.`,
+          );
+        }
         if (await repo.findNumber(tx, input.workspaceId, e164)) {
           throw new AppError('conflict', `${e164} is already a number of workspace ${input.workspaceId}.`);
         }
         await repo.insertNumber(tx, row);
-      };
-      const carrierId = input.carrierId;
-      if (carrierId === undefined) await insert(db);
-      else {
-        await db.transaction().execute(async (tx) => {
-          // Under the account's lock: a concurrent removal of the account either sees this number or goes first.
-          if (!(await repo.lockCarrierAccount(tx, input.workspaceId, carrierId))) {
-            // Another workspace's account is answered like an unknown one.
-            throw new AppError(
-              'not_found',
-              `No carrier account ${carrierId} in workspace ${input.workspaceId}.`,
-            );
-          }
-          await insert(tx);
+        await audit.record(tx, by, {
+          workspaceId: input.workspaceId,
+          action: 'number.added',
+          target: row.id,
+          details: { number: e164, type, country, carrier_id: row.carrier_id },
         });
-      }
+      });
       return presentNumber(row);
     },
 
     /** The number removed. Scoped by workspace: another workspace's number id is answered like an unknown one. */
-    async removeNumber(input: { workspaceId: string; numberId: string }): Promise<NumberView> {
-      const removed = await repo.deleteNumber(db, input.workspaceId, input.numberId);
-      if (!removed) throw new AppError('not_found', `No number ${input.numberId} in this workspace.`);
-      return presentNumber(removed);
+    async removeNumber(input: { workspaceId: string; numberId: string }, by: Actor): Promise<NumberView> {
+      return db.transaction().execute(async (tx) => {
+        const removed = await repo.deleteNumber(tx, input.workspaceId, input.numberId);
+        if (!removed) throw new AppError('not_found', `No number ${input.numberId} in this workspace.`);
+        await audit.record(tx, by, {
+          workspaceId: input.workspaceId,
+          action: 'number.removed',
+          target: removed.id,
+          details: { number: removed.number, carrier_id: removed.carrier_id },
+        });
+        return presentNumber(removed);
+      });
     },
 
     async getSettings(workspaceId: string): Promise<WorkspaceSettings> {
@@ -213,15 +197,18 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
     },
 
     /** The name is the default brand of every message, so it follows the brand-name rules. */
-    async renameWorkspace(input: { workspaceId: string; name: string }): Promise<WorkspaceSettings> {
+    async renameWorkspace(
+      input: { workspaceId: string; name: string },
+      by: Actor,
+    ): Promise<WorkspaceSettings> {
       const name = validateBrandName(input.name, 'name');
-      return update(input.workspaceId, { name });
+      return update(input.workspaceId, { name }, 'workspace.renamed', by);
     },
 
-    async setAllowedCountries(input: {
-      workspaceId: string;
-      countries: readonly string[];
-    }): Promise<WorkspaceSettings> {
+    async setAllowedCountries(
+      input: { workspaceId: string; countries: readonly string[] },
+      by: Actor,
+    ): Promise<WorkspaceSettings> {
       const unknown = input.countries.filter((c) => !SUPPORTED_COUNTRIES.includes(c as Country));
       if (unknown.length > 0) {
         throw invalidField(
@@ -231,20 +218,25 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock }) {
       }
       const countries = SUPPORTED_COUNTRIES.filter((c) => input.countries.includes(c));
       if (countries.length === 0) throw invalidField('countries', 'choose at least one country');
-      return update(input.workspaceId, { allowed_countries: JSON.stringify(countries) });
+      return update(
+        input.workspaceId,
+        { allowed_countries: JSON.stringify(countries) },
+        'countries.changed',
+        by,
+      );
     },
 
     /** Sets the limits given, each inside its range; the others stay as they are. */
-    async setLimits(input: {
-      workspaceId: string;
-      limits: Partial<Record<LimitName, number>>;
-    }): Promise<WorkspaceSettings> {
+    async setLimits(
+      input: { workspaceId: string; limits: Partial<Record<LimitName, number>> },
+      by: Actor,
+    ): Promise<WorkspaceSettings> {
       const changes: Partial<Record<LimitName, number>> = {};
       for (const name of Object.keys(LIMIT_RANGES) as LimitName[]) {
         const value = input.limits[name];
         if (value !== undefined) changes[name] = validateLimit(name, value);
       }
-      return update(input.workspaceId, changes);
+      return update(input.workspaceId, changes, 'limits.changed', by);
     },
 
     async listNumbers(workspaceId: string): Promise<NumberView[]> {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashPassword, verifyPassword } from '../../src/accounts/password.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createTestApp, seedWorkspace, type TestApp } from '../helpers/app.js';
 import { PASSWORD } from '../helpers/dashboard.js';
 
@@ -33,14 +34,17 @@ describe('password hashing', () => {
   });
 
   test('an account made today stores a hash with those parameters', async () => {
-    await t.services.accounts.createAccount({ email: 'new@example.com', password: PASSWORD });
+    await t.services.accounts.createAccount({ email: 'new@example.com', password: PASSWORD }, OPERATOR);
     assert.match(await storedHash('new@example.com'), CURRENT);
   });
 
   test('a hash with older parameters still verifies, and the next successful sign-in replaces it (a wrong password does not)', async () => {
     const email = 'old@example.com';
     const { workspaceId } = await seedWorkspace(t.services);
-    await t.services.accounts.createAccount({ email, password: PASSWORD, workspaceIds: [workspaceId] });
+    await t.services.accounts.createAccount(
+      { email, password: PASSWORD, workspaceIds: [workspaceId] },
+      OPERATOR,
+    );
     const old = await hashPassword(PASSWORD, { N: 2 ** 15, r: 8, p: 1 });
     assert.match(old, /^scrypt\$32768\$8\$1\$/);
     await t.store.db.updateTable('users').set({ password_hash: old }).where('email', '=', email).execute();

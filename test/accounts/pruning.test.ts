@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { SESSION_TTL_MS } from '../../src/accounts/service.js';
 import { SIGNIN_WINDOW_MS } from '../../src/accounts/signin-limit.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { startSweeper } from '../../src/sweeper.js';
 import { createTestApp, seedWorkspace, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
@@ -30,7 +31,10 @@ describe('the sweeper prunes expired sessions and ended sign-in windows', () => 
     clock = fakeClock(Date.parse('2026-11-21T10:01:00.000Z'));
     t = await createTestApp({ clock });
     const { workspaceId } = await seedWorkspace(t.services);
-    await t.services.accounts.createAccount({ email, password: PASSWORD, workspaceIds: [workspaceId] });
+    await t.services.accounts.createAccount(
+      { email, password: PASSWORD, workspaceIds: [workspaceId] },
+      OPERATOR,
+    );
   });
   after(() => t.close());
 

@@ -2,6 +2,7 @@
 // and tied to numbers of the same workspace only.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { CredentialsUnreadableError } from '../../src/carrier-accounts/credentials.js';
 import { AppError } from '../../src/errors.js';
 import { createServices } from '../../src/services.js';
@@ -24,18 +25,21 @@ describe('carrier accounts', () => {
 
   before(async () => {
     t = await createTestApp();
-    ws = (await t.services.workspaces.createWorkspace({ name: 'Acme' })).id;
-    other = (await t.services.workspaces.createWorkspace({ name: 'Globex' })).id;
+    ws = (await t.services.workspaces.createWorkspace({ name: 'Acme' }, OPERATOR)).id;
+    other = (await t.services.workspaces.createWorkspace({ name: 'Globex' }, OPERATOR)).id;
   });
   after(() => t.close());
 
   test('addAccount answers exactly { id, type, created_at }; getAccount gives the credentials back', async () => {
-    const view = await t.services.carriers.addAccount({
-      workspaceId: ws,
-      type: 'twilio',
-      credentials: TWILIO,
-      baseUrl: 'https://api.dublin.ie1.twilio.com/',
-    });
+    const view = await t.services.carriers.addAccount(
+      {
+        workspaceId: ws,
+        type: 'twilio',
+        credentials: TWILIO,
+        baseUrl: 'https://api.dublin.ie1.twilio.com/',
+      },
+      OPERATOR,
+    );
     assert.deepEqual(Object.keys(view).sort(), ['created_at', 'id', 'type']);
     assert.match(view.id, /^car_[0-9A-Za-z]{24}$/);
     assert.equal(view.type, 'twilio');
@@ -49,11 +53,14 @@ describe('carrier accounts', () => {
   });
 
   test('stored encrypted: the raw row holds neither the auth token nor the account sid', async () => {
-    const { id } = await t.services.carriers.addAccount({
-      workspaceId: ws,
-      type: 'twilio',
-      credentials: TWILIO,
-    });
+    const { id } = await t.services.carriers.addAccount(
+      {
+        workspaceId: ws,
+        type: 'twilio',
+        credentials: TWILIO,
+      },
+      OPERATOR,
+    );
     const row = await t.store.db
       .selectFrom('carrier_accounts')
       .selectAll()
@@ -73,7 +80,7 @@ describe('carrier accounts', () => {
       ['vonage', VONAGE],
       ['smpp', SMPP],
     ] as const) {
-      const { id } = await t.services.carriers.addAccount({ workspaceId: ws, type, credentials });
+      const { id } = await t.services.carriers.addAccount({ workspaceId: ws, type, credentials }, OPERATOR);
       const account = await t.services.carriers.getAccount(id);
       assert.equal(account?.type, type);
       assert.deepEqual(account?.credentials, credentials);
@@ -81,20 +88,26 @@ describe('carrier accounts', () => {
   });
 
   test('smpp --port given as text is stored as a number', async () => {
-    const { id } = await t.services.carriers.addAccount({
-      workspaceId: ws,
-      type: 'smpp',
-      credentials: { ...SMPP, port: '2776' },
-    });
+    const { id } = await t.services.carriers.addAccount(
+      {
+        workspaceId: ws,
+        type: 'smpp',
+        credentials: { ...SMPP, port: '2776' },
+      },
+      OPERATOR,
+    );
     assert.deepEqual((await t.services.carriers.getAccount(id))?.credentials, { ...SMPP, port: 2776 });
   });
 
   test('listAccounts: the workspace accounts, oldest first, never a secret', async () => {
-    const { id } = await t.services.carriers.addAccount({
-      workspaceId: other,
-      type: 'vonage',
-      credentials: VONAGE,
-    });
+    const { id } = await t.services.carriers.addAccount(
+      {
+        workspaceId: other,
+        type: 'vonage',
+        credentials: VONAGE,
+      },
+      OPERATOR,
+    );
     const list = await t.services.carriers.listAccounts(other);
     assert.deepEqual(
       list.map((a) => ({ id: a.id, type: a.type })),
@@ -118,7 +131,7 @@ describe('carrier accounts', () => {
 
   test('required credentials per type are enforced, naming the missing field', async () => {
     const add = (type: string, credentials: Record<string, unknown>) =>
-      t.services.carriers.addAccount({ workspaceId: ws, type, credentials });
+      t.services.carriers.addAccount({ workspaceId: ws, type, credentials }, OPERATOR);
     await rejects(add('twilio', { accountSid: TWILIO.accountSid }), 'invalid_request', 'auth_token');
     await rejects(add('twilio', { accountSid: '  ', authToken: 'x' }), 'invalid_request', 'account_sid');
     await rejects(add('telnyx', { connectionId: '1' }), 'invalid_request', 'api_key');
@@ -129,7 +142,7 @@ describe('carrier accounts', () => {
 
   test('options of another carrier, malformed keys and ports are refused', async () => {
     const add = (type: string, credentials: Record<string, unknown>) =>
-      t.services.carriers.addAccount({ workspaceId: ws, type, credentials });
+      t.services.carriers.addAccount({ workspaceId: ws, type, credentials }, OPERATOR);
     await rejects(add('twilio', { ...TWILIO, apiKey: 'k' }), 'invalid_request', 'api_key');
     await rejects(add('vonage', { ...VONAGE, privateKey: 'not a key' }), 'invalid_request', 'private_key');
     await rejects(add('telnyx', { ...TELNYX, publicKey: 'c2hvcnQ=' }), 'invalid_request', 'public_key');
@@ -147,7 +160,10 @@ describe('carrier accounts', () => {
       'https://u:p@x.test',
     ]) {
       await rejects(
-        t.services.carriers.addAccount({ workspaceId: ws, type: 'twilio', credentials: TWILIO, baseUrl }),
+        t.services.carriers.addAccount(
+          { workspaceId: ws, type: 'twilio', credentials: TWILIO, baseUrl },
+          OPERATOR,
+        ),
         'invalid_request',
         'base_url',
       );
@@ -156,7 +172,10 @@ describe('carrier accounts', () => {
 
   test('an unknown workspace is not_found; an unknown account id is undefined', async () => {
     await rejects(
-      t.services.carriers.addAccount({ workspaceId: 'ws_nope', type: 'twilio', credentials: TWILIO }),
+      t.services.carriers.addAccount(
+        { workspaceId: 'ws_nope', type: 'twilio', credentials: TWILIO },
+        OPERATOR,
+      ),
       'not_found',
     );
     await rejects(t.services.carriers.listAccounts('ws_nope'), 'not_found');
@@ -164,11 +183,14 @@ describe('carrier accounts', () => {
   });
 
   test('credentials sealed under another server secret do not open', async () => {
-    const { id } = await t.services.carriers.addAccount({
-      workspaceId: ws,
-      type: 'twilio',
-      credentials: TWILIO,
-    });
+    const { id } = await t.services.carriers.addAccount(
+      {
+        workspaceId: ws,
+        type: 'twilio',
+        credentials: TWILIO,
+      },
+      OPERATOR,
+    );
     const elsewhere = createServices({
       store: t.store,
       secret: 'a-different-secret-a-different-secret-0000',
@@ -178,25 +200,37 @@ describe('carrier accounts', () => {
   });
 
   test('a number is tied to an account of its own workspace only', async () => {
-    const { id } = await t.services.carriers.addAccount({
-      workspaceId: ws,
-      type: 'twilio',
-      credentials: TWILIO,
-    });
-    const n = await t.services.workspaces.addNumber({
-      workspaceId: ws,
-      number: '+61491570156',
-      carrierId: id,
-    });
+    const { id } = await t.services.carriers.addAccount(
+      {
+        workspaceId: ws,
+        type: 'twilio',
+        credentials: TWILIO,
+      },
+      OPERATOR,
+    );
+    const n = await t.services.workspaces.addNumber(
+      {
+        workspaceId: ws,
+        number: '+61491570156',
+        carrierId: id,
+      },
+      OPERATOR,
+    );
     assert.equal(n.carrier_id, id);
     assert.equal((await t.services.workspaces.listNumbers(ws)).find((x) => x.id === n.id)?.carrier_id, id);
     // Another workspace's account is answered like an unknown one, and nothing is added.
     await rejects(
-      t.services.workspaces.addNumber({ workspaceId: other, number: '+61491570157', carrierId: id }),
+      t.services.workspaces.addNumber(
+        { workspaceId: other, number: '+61491570157', carrierId: id },
+        OPERATOR,
+      ),
       'not_found',
     );
     assert.deepEqual(await t.services.workspaces.listNumbers(other), []);
-    const plain = await t.services.workspaces.addNumber({ workspaceId: other, number: '+61491570157' });
+    const plain = await t.services.workspaces.addNumber(
+      { workspaceId: other, number: '+61491570157' },
+      OPERATOR,
+    );
     assert.equal(plain.carrier_id, null);
   });
 });

@@ -1,6 +1,7 @@
 // Operator interface, CLI commands: `key create`, `key revoke`, `key list`, through the real built CLI.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createServices } from '../../src/services.js';
 import { openStore } from '../../src/store/database.js';
 import { TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
@@ -115,7 +116,8 @@ describe('CLI: key commands', () => {
     const store = await openStore(env.DATABASE_URL as string);
     try {
       const services = createServices({ store, secret: TEST_SECRET, publicUrl: TEST_PUBLIC_URL });
-      for (let i = 1; i <= 24; i++) await services.keys.createKey({ workspaceId: ws, name: `key ${i}` });
+      for (let i = 1; i <= 24; i++)
+        await services.keys.createKey({ workspaceId: ws, name: `key ${i}` }, OPERATOR);
     } finally {
       await store.close();
     }

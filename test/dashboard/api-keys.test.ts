@@ -3,6 +3,7 @@
 // rules of item 8: CSRF on every change, only the session's workspace, escaped output.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { MAX_ACTIVE_KEYS } from '../../src/keys/service.js';
 import { client, createTestApp, type SeededWorkspace, seedWorkspace, type TestApp } from '../helpers/app.js';
 import { type DashboardClient, signedIn } from '../helpers/dashboard.js';
@@ -24,7 +25,10 @@ describe('dashboard: API keys', () => {
     t = await createTestApp();
     ws = await seedWorkspace(t.services, { name: 'Acme' });
     other = await seedWorkspace(t.services, { name: 'Other Co' });
-    await t.services.keys.createKey({ workspaceId: other.workspaceId, name: 'other-workspace-secret-name' });
+    await t.services.keys.createKey(
+      { workspaceId: other.workspaceId, name: 'other-workspace-secret-name' },
+      OPERATOR,
+    );
     browser = await signedIn(t.app, t.services, { workspaceIds: [ws.workspaceId] });
   });
   after(() => t.close());
@@ -110,7 +114,10 @@ describe('dashboard: API keys', () => {
   });
 
   test('revoking asks for confirmation and takes effect on the next /v1 request', async () => {
-    const made = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'To revoke' });
+    const made = await t.services.keys.createKey(
+      { workspaceId: ws.workspaceId, name: 'To revoke' },
+      OPERATOR,
+    );
     assert.equal((await client(t.app, made.key).ping()).statusCode, 200);
 
     const page = await browser.get(PAGE);
@@ -165,7 +172,7 @@ describe('dashboard: API keys', () => {
   test(`at ${MAX_ACTIVE_KEYS} active keys the limit is explained and the form disabled`, async () => {
     const full = await seedWorkspace(t.services, { name: 'Full' });
     for (let i = 1; i < MAX_ACTIVE_KEYS; i++) {
-      await t.services.keys.createKey({ workspaceId: full.workspaceId, name: `key ${i}` });
+      await t.services.keys.createKey({ workspaceId: full.workspaceId, name: `key ${i}` }, OPERATOR);
     }
     const user = await signedIn(t.app, t.services, { workspaceIds: [full.workspaceId] });
     const page = await user.get(PAGE);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { MAX_FAILURES_PER_EMAIL, SIGNIN_WINDOW_MS } from '../../src/accounts/signin-limit.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createTestApp, seedWorkspace, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { dashboardClient, PASSWORD, signedIn } from '../helpers/dashboard.js';
@@ -137,7 +138,7 @@ describe('dashboard: sign-in and sign-out', () => {
     clock = fakeClock();
     t = await createTestApp({ clock });
     wsId = (await seedWorkspace(t.services)).workspaceId;
-    await t.services.accounts.createAccount({ email, password: PASSWORD, workspaceIds: [wsId] });
+    await t.services.accounts.createAccount({ email, password: PASSWORD, workspaceIds: [wsId] }, OPERATOR);
   });
   after(() => t.close());
 
@@ -198,7 +199,10 @@ describe('dashboard: sign-in and sign-out', () => {
 
   test(`after ${MAX_FAILURES_PER_EMAIL} failures for one e-mail in the window, even the right password gets 429 with Retry-After; the next window works`, async () => {
     const target = 'throttled@example.com';
-    await t.services.accounts.createAccount({ email: target, password: PASSWORD, workspaceIds: [wsId] });
+    await t.services.accounts.createAccount(
+      { email: target, password: PASSWORD, workspaceIds: [wsId] },
+      OPERATOR,
+    );
     clock.set(Date.parse('2026-11-21T10:00:00.000Z') + 60_000); // one minute into a window
     for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i++) {
       const { res } = await signIn({ email: target, password: `wrong password ${i}` });
@@ -224,7 +228,10 @@ describe('dashboard: sign-in and sign-out', () => {
 
   test('a right password gives back the attempt it took: sign-ins never spend the limit, failures stay counted', async () => {
     const target = 'often@example.com';
-    await t.services.accounts.createAccount({ email: target, password: PASSWORD, workspaceIds: [wsId] });
+    await t.services.accounts.createAccount(
+      { email: target, password: PASSWORD, workspaceIds: [wsId] },
+      OPERATOR,
+    );
     clock.set(Date.parse('2026-11-22T10:00:00.000Z'));
     for (let i = 0; i < MAX_FAILURES_PER_EMAIL + 2; i++) {
       assert.equal((await signIn({ email: target, password: PASSWORD })).res.statusCode, 302, `sign-in ${i}`);

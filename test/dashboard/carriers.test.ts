@@ -5,6 +5,7 @@
 // account), moving numbers, and only the session's workspace. No credential ever appears in any page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { statusCallbackUrl } from '../../src/delivery/callback-url.js';
 import {
   createTestApp,
@@ -136,7 +137,7 @@ describe('dashboard: carriers', () => {
       ...SMPP,
       systemType: 'VMA',
     });
-    await t.services.carriers.removeAccount(ws.workspaceId, withType?.id ?? '');
+    await t.services.carriers.removeAccount(ws.workspaceId, withType?.id ?? '', OPERATOR);
   });
 
   test('each card shows type, id, API address, numbers, the callback URL to set and the created date', async () => {
@@ -146,11 +147,11 @@ describe('dashboard: carriers', () => {
     await t.services.carriers.rotateCredentials(
       ws.workspaceId,
       twilio.id,
-      TWILIO,
-      'https://api.dublin.ie1.twilio.com/',
+      { credentials: TWILIO, baseUrl: 'https://api.dublin.ie1.twilio.com/' },
+      OPERATOR,
     );
     const [number] = await numbers();
-    await t.services.carriers.setNumberCarrier(ws.workspaceId, number?.id ?? '', twilio.id);
+    await t.services.carriers.setNumberCarrier(ws.workspaceId, number?.id ?? '', twilio.id, OPERATOR);
     const page = (await get(PAGE)).body;
 
     const card = cardOf(page, twilio.id);
@@ -358,11 +359,14 @@ describe('dashboard: carriers', () => {
   });
 
   test("another workspace's accounts never appear and cannot be rotated, removed or chosen", async () => {
-    const foreign = await t.services.carriers.addAccount({
-      workspaceId: other.workspaceId,
-      type: 'twilio',
-      credentials: TWILIO,
-    });
+    const foreign = await t.services.carriers.addAccount(
+      {
+        workspaceId: other.workspaceId,
+        type: 'twilio',
+        credentials: TWILIO,
+      },
+      OPERATOR,
+    );
     const page = await get(PAGE);
     assert.equal(page.body.includes(foreign.id), false);
     assert.equal((await get(SETTINGS)).body.includes(foreign.id), false);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createServices, type Services } from '../../src/services.js';
 import { openTestStore, TEST_PUBLIC_URL, TEST_SECRET, type TestStoreHandle } from '../helpers/app.js';
 import { TWILIO } from '../helpers/carrier-fixtures.js';
@@ -31,18 +32,24 @@ describe('dashboard: production warning for numbers without a carrier', () => {
   });
 
   async function workspaceWith(numbers: { number: string; carrier: boolean }[]): Promise<string> {
-    const ws = await services.workspaces.createWorkspace({ name: 'Acme' });
-    const account = await services.carriers.addAccount({
-      workspaceId: ws.id,
-      type: 'twilio',
-      credentials: TWILIO,
-    });
-    for (const n of numbers) {
-      await services.workspaces.addNumber({
+    const ws = await services.workspaces.createWorkspace({ name: 'Acme' }, OPERATOR);
+    const account = await services.carriers.addAccount(
+      {
         workspaceId: ws.id,
-        number: n.number,
-        carrierId: n.carrier ? account.id : undefined,
-      });
+        type: 'twilio',
+        credentials: TWILIO,
+      },
+      OPERATOR,
+    );
+    for (const n of numbers) {
+      await services.workspaces.addNumber(
+        {
+          workspaceId: ws.id,
+          number: n.number,
+          carrierId: n.carrier ? account.id : undefined,
+        },
+        OPERATOR,
+      );
     }
     return ws.id;
   }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createServices } from '../../src/services.js';
 import type { Store } from '../../src/store/database.js';
 import { createTestApp, openTestStore, seedWorkspace, TEST_SECRET, type TestApp } from '../helpers/app.js';
@@ -90,11 +91,14 @@ describe('dashboard security: cookies', () => {
       const t = await appWithPublicUrl(publicUrl);
       try {
         const ws = await seedWorkspace(t.services);
-        await t.services.accounts.createAccount({
-          email: 'ops@example.com',
-          password: PASSWORD,
-          workspaceIds: [ws.workspaceId],
-        });
+        await t.services.accounts.createAccount(
+          {
+            email: 'ops@example.com',
+            password: PASSWORD,
+            workspaceIds: [ws.workspaceId],
+          },
+          OPERATOR,
+        );
         const browser = dashboardClient(t.app);
         const page = await browser.get('/dashboard/signin');
         const res = await browser.post('/dashboard/signin', { email: 'ops@example.com', password: PASSWORD });
@@ -132,11 +136,14 @@ describe('dashboard security: signed-in checks', () => {
     ws1 = await seedWorkspace(t.services, { name: 'Acme' });
     ws2 = await seedWorkspace(t.services, { name: 'Initech' });
     foreign = await seedWorkspace(t.services, { name: 'Globex' });
-    await t.services.accounts.createAccount({
-      email: 'other@example.com',
-      password: PASSWORD,
-      workspaceIds: [foreign.workspaceId],
-    });
+    await t.services.accounts.createAccount(
+      {
+        email: 'other@example.com',
+        password: PASSWORD,
+        workspaceIds: [foreign.workspaceId],
+      },
+      OPERATOR,
+    );
   });
   after(() => t.close());
 
@@ -193,11 +200,14 @@ describe('dashboard security: signed-in checks', () => {
     await other.get('/dashboard/signin');
     const foreignToken = other.csrf();
     const [number] = await t.services.workspaces.listNumbers(ws1.workspaceId);
-    const account = await t.services.carriers.addAccount({
-      workspaceId: ws1.workspaceId,
-      type: 'twilio',
-      credentials: { accountSid: `AC${'1'.repeat(32)}`, authToken: 'auth-token' },
-    });
+    const account = await t.services.carriers.addAccount(
+      {
+        workspaceId: ws1.workspaceId,
+        type: 'twilio',
+        credentials: { accountSid: `AC${'1'.repeat(32)}`, authToken: 'auth-token' },
+      },
+      OPERATOR,
+    );
     // A form that would change something on any of these routes, were it accepted.
     const form = {
       workspace_id: ws2.workspaceId,
@@ -328,7 +338,10 @@ describe('dashboard security: signed-in checks', () => {
 
   test('output is escaped: markup in an e-mail address is shown as text', async () => {
     const email = '<i>x</i>"@example.com';
-    await t.services.accounts.createAccount({ email, password: PASSWORD, workspaceIds: [ws1.workspaceId] });
+    await t.services.accounts.createAccount(
+      { email, password: PASSWORD, workspaceIds: [ws1.workspaceId] },
+      OPERATOR,
+    );
     const browser = dashboardClient(t.app);
     await browser.post('/dashboard/signin', { email, password: PASSWORD }, { from: '/dashboard/signin' });
     const page = await browser.get('/dashboard');

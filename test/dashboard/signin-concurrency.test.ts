@@ -10,6 +10,7 @@ import {
   MAX_FAILURES_PER_EMAIL,
   SIGNIN_WINDOW_MS,
 } from '../../src/accounts/signin-limit.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { type AppWorker, startAppWorker } from '../helpers/app-worker.js';
 import { fakeClock } from '../helpers/clock.js';
@@ -37,8 +38,11 @@ afterEach(async () => {
 /** The test's app (listening), with an account, and with `processes: 2` a second process on its database. */
 async function start(processes: 1 | 2): Promise<Fleet> {
   const t = await createTestApp({ clock: fakeClock(NOW) });
-  const ws = await t.services.workspaces.createWorkspace({ name: 'Acme' });
-  await t.services.accounts.createAccount({ email: EMAIL, password: PASSWORD, workspaceIds: [ws.id] });
+  const ws = await t.services.workspaces.createWorkspace({ name: 'Acme' }, OPERATOR);
+  await t.services.accounts.createAccount(
+    { email: EMAIL, password: PASSWORD, workspaceIds: [ws.id] },
+    OPERATOR,
+  );
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const bases = [`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`];
   fleet = { t, bases };

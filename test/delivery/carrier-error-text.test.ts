@@ -6,6 +6,7 @@
 // carrier of a descriptor of its own that passes raw text through is bounded the same way (and never a 500).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import type { CarrierDescriptor } from '../../src/delivery/carriers/descriptor.js';
 import { BUILT_IN_CARRIERS } from '../../src/delivery/carriers/index.js';
 import { TransientDeliveryError } from '../../src/delivery/provider.js';
@@ -99,20 +100,26 @@ describe("a carrier's error answer in error_message", () => {
       delivery: { random: () => 0 },
     });
     for (const { type, credentials } of [...CARRIERS, { type: 'noisy', credentials: {} }]) {
-      const ws = await t.services.workspaces.createWorkspace({ name: `Acme ${type}` });
+      const ws = await t.services.workspaces.createWorkspace({ name: `Acme ${type}` }, OPERATOR);
       await t.services.fraud.setSettings(ws.id, { range_limit: 1000 });
-      const account = await t.services.carriers.addAccount({
-        workspaceId: ws.id,
-        type,
-        credentials,
-        baseUrl: type === 'noisy' ? undefined : endpoint.baseUrl,
-      });
-      await t.services.workspaces.addNumber({
-        workspaceId: ws.id,
-        number: '+61491570156',
-        carrierId: account.id,
-      });
-      const key = await t.services.keys.createKey({ workspaceId: ws.id, name: 'backend' });
+      const account = await t.services.carriers.addAccount(
+        {
+          workspaceId: ws.id,
+          type,
+          credentials,
+          baseUrl: type === 'noisy' ? undefined : endpoint.baseUrl,
+        },
+        OPERATOR,
+      );
+      await t.services.workspaces.addNumber(
+        {
+          workspaceId: ws.id,
+          number: '+61491570156',
+          carrierId: account.id,
+        },
+        OPERATOR,
+      );
+      const key = await t.services.keys.createKey({ workspaceId: ws.id, name: 'backend' }, OPERATOR);
       apis.set(type, client(t.app, key.key));
       workspaces.set(type, ws.id);
     }

@@ -4,6 +4,7 @@
 // local Twilio double (test/fakes/twilio.ts); time is a fake clock, moved by hand.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { findJob } from '../../src/delivery/jobs.js';
 import { createServices } from '../../src/services.js';
 import { listEvents } from '../../src/timeline/timeline.js';
@@ -71,7 +72,7 @@ describe('durable delivery', () => {
       clock,
       delivery: { waitMs: 50, carrierTimeoutMs: 60_000 },
     });
-    const key = await app.services.keys.createKey({ workspaceId, name: 'slow process' });
+    const key = await app.services.keys.createKey({ workspaceId, name: 'slow process' }, OPERATOR);
     return { ...app, api: client(app.app, key.key) };
   }
 
@@ -303,25 +304,34 @@ describe('durable delivery', () => {
 
   test('fail-over: a transient failure moves the next attempt to another carrier account, same channel', async () => {
     const s = t.services;
-    const ws = await s.workspaces.createWorkspace({ name: 'Two carriers' });
+    const ws = await s.workspaces.createWorkspace({ name: 'Two carriers' }, OPERATOR);
     await s.fraud.setSettings(ws.id, { range_limit: 1000 });
-    const primary = await s.carriers.addAccount({
-      workspaceId: ws.id,
-      type: 'twilio',
-      credentials: TWILIO,
-      baseUrl: twilio.baseUrl,
-    });
-    const second = await s.carriers.addAccount({
-      workspaceId: ws.id,
-      type: 'twilio',
-      credentials: { ...TWILIO, authToken: 'backup-token-backup-token-000000' },
-      baseUrl: backup.baseUrl,
-    });
-    await s.workspaces.addNumber({ workspaceId: ws.id, number: SENDER, carrierId: primary.id });
+    const primary = await s.carriers.addAccount(
+      {
+        workspaceId: ws.id,
+        type: 'twilio',
+        credentials: TWILIO,
+        baseUrl: twilio.baseUrl,
+      },
+      OPERATOR,
+    );
+    const second = await s.carriers.addAccount(
+      {
+        workspaceId: ws.id,
+        type: 'twilio',
+        credentials: { ...TWILIO, authToken: 'backup-token-backup-token-000000' },
+        baseUrl: backup.baseUrl,
+      },
+      OPERATOR,
+    );
+    await s.workspaces.addNumber({ workspaceId: ws.id, number: SENDER, carrierId: primary.id }, OPERATOR);
     // A number of the development provider never takes over from a carrier.
-    await s.workspaces.addNumber({ workspaceId: ws.id, number: '+61491570158' });
-    await s.workspaces.addNumber({ workspaceId: ws.id, number: BACKUP_SENDER, carrierId: second.id });
-    const twoApi = client(t.app, (await s.keys.createKey({ workspaceId: ws.id, name: 'k' })).key);
+    await s.workspaces.addNumber({ workspaceId: ws.id, number: '+61491570158' }, OPERATOR);
+    await s.workspaces.addNumber(
+      { workspaceId: ws.id, number: BACKUP_SENDER, carrierId: second.id },
+      OPERATOR,
+    );
+    const twoApi = client(t.app, (await s.keys.createKey({ workspaceId: ws.id, name: 'k' }, OPERATOR)).key);
 
     twilio.reply({ kind: 'server_error', status: 503 });
     const res = await twoApi.send({ phone: nextPhone(), channel: 'sms' });

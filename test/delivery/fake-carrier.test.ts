@@ -5,6 +5,7 @@
 // verification undelivered, a bad signature gets 403), and the dashboard's add-carrier form shows its fields.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { main } from '../../src/cli/main.js';
 import { BUILT_IN_CARRIERS } from '../../src/delivery/carriers/index.js';
 import { pigeon, pigeonSignature } from '../fakes/fake-carrier.js';
@@ -131,7 +132,7 @@ describe('a carrier registered from one file (Pigeon Post)', () => {
     assert.equal(account.type, 'pigeon');
     assert.ok(!added.stdout.includes(CREDENTIALS.apiToken));
     accountId = account.id;
-    await t.services.workspaces.addNumber({ workspaceId, number: SENDER, carrierId: accountId });
+    await t.services.workspaces.addNumber({ workspaceId, number: SENDER, carrierId: accountId }, OPERATOR);
 
     const help = await cli(t, ['--help']);
     assert.match(help.stdout, /--type twilio\|telnyx\|vonage\|smpp\|pigeon/);

@@ -4,6 +4,7 @@
 // checking it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { findJob } from '../../src/delivery/jobs.js';
 import { startFakeTelnyx } from '../fakes/telnyx.js';
 import { startTwilioFake } from '../fakes/twilio.js';
@@ -32,10 +33,10 @@ describe('sends routed to carrier accounts', () => {
     baseUrl?: string,
   ): Promise<{ api: Client; accountId: string }> {
     const s = t.services;
-    const ws = await s.workspaces.createWorkspace({ name: 'Acme' });
-    const account = await s.carriers.addAccount({ workspaceId: ws.id, type, credentials, baseUrl });
-    await s.workspaces.addNumber({ workspaceId: ws.id, number: SENDER, carrierId: account.id });
-    const key = await s.keys.createKey({ workspaceId: ws.id, name: 'backend' });
+    const ws = await s.workspaces.createWorkspace({ name: 'Acme' }, OPERATOR);
+    const account = await s.carriers.addAccount({ workspaceId: ws.id, type, credentials, baseUrl }, OPERATOR);
+    await s.workspaces.addNumber({ workspaceId: ws.id, number: SENDER, carrierId: account.id }, OPERATOR);
+    const key = await s.keys.createKey({ workspaceId: ws.id, name: 'backend' }, OPERATOR);
     return { api: client(t.app, key.key), accountId: account.id };
   }
 
@@ -220,9 +221,12 @@ describe('sends routed to carrier accounts', () => {
   });
 
   test('a number without a carrier account still sends through the development provider', async () => {
-    const ws = await t.services.workspaces.createWorkspace({ name: 'Acme' });
-    await t.services.workspaces.addNumber({ workspaceId: ws.id, number: SENDER });
-    const api = client(t.app, (await t.services.keys.createKey({ workspaceId: ws.id, name: 'k' })).key);
+    const ws = await t.services.workspaces.createWorkspace({ name: 'Acme' }, OPERATOR);
+    await t.services.workspaces.addNumber({ workspaceId: ws.id, number: SENDER }, OPERATOR);
+    const api = client(
+      t.app,
+      (await t.services.keys.createKey({ workspaceId: ws.id, name: 'k' }, OPERATOR)).key,
+    );
     const v = await send(api, '+61412345041', 'sms');
     assert.equal(v.delivery.ok, true);
     await checkCode(api, v.id, await codeFor(t.services, '+61412345041'));

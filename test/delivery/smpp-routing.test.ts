@@ -4,6 +4,7 @@
 // applied to the account's own workspace alone.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createProviderRouter } from '../../src/delivery/router.js';
 import { listEvents } from '../../src/timeline/timeline.js';
 import { listNumbers } from '../../src/workspaces/repository.js';
@@ -34,14 +35,17 @@ describe('sends routed to an SMPP account', () => {
   /** A workspace whose one mobile number sends through an smpp account with these credentials. */
   async function workspaceOn(credentials: { systemId: string; password: string }, name: string) {
     const s = t.services;
-    const ws = await s.workspaces.createWorkspace({ name });
-    const account = await s.carriers.addAccount({
-      workspaceId: ws.id,
-      type: 'smpp',
-      credentials: { host: '127.0.0.1', port: smsc.port, ...credentials },
-    });
-    await s.workspaces.addNumber({ workspaceId: ws.id, number: SENDER, carrierId: account.id });
-    const key = await s.keys.createKey({ workspaceId: ws.id, name: 'backend' });
+    const ws = await s.workspaces.createWorkspace({ name }, OPERATOR);
+    const account = await s.carriers.addAccount(
+      {
+        workspaceId: ws.id,
+        type: 'smpp',
+        credentials: { host: '127.0.0.1', port: smsc.port, ...credentials },
+      },
+      OPERATOR,
+    );
+    await s.workspaces.addNumber({ workspaceId: ws.id, number: SENDER, carrierId: account.id }, OPERATOR);
+    const key = await s.keys.createKey({ workspaceId: ws.id, name: 'backend' }, OPERATOR);
     return { api: client(t.app, key.key), workspaceId: ws.id };
   }
 
@@ -185,21 +189,24 @@ describe('sends routed to an SMPP account', () => {
 
   test('removing an account unbinds its session at once', async () => {
     const s = t.services;
-    const ws = await s.workspaces.createWorkspace({ name: 'Leaving' });
-    const account = await s.carriers.addAccount({
-      workspaceId: ws.id,
-      type: 'smpp',
-      credentials: { host: '127.0.0.1', port: smsc.port, ...ACME },
-    });
-    await s.workspaces.addNumber({ workspaceId: ws.id, number: SENDER, carrierId: account.id });
-    const api = client(t.app, (await s.keys.createKey({ workspaceId: ws.id, name: 'k' })).key);
+    const ws = await s.workspaces.createWorkspace({ name: 'Leaving' }, OPERATOR);
+    const account = await s.carriers.addAccount(
+      {
+        workspaceId: ws.id,
+        type: 'smpp',
+        credentials: { host: '127.0.0.1', port: smsc.port, ...ACME },
+      },
+      OPERATOR,
+    );
+    await s.workspaces.addNumber({ workspaceId: ws.id, number: SENDER, carrierId: account.id }, OPERATOR);
+    const api = client(t.app, (await s.keys.createKey({ workspaceId: ws.id, name: 'k' }, OPERATOR)).key);
     await send(api, '+61412345191');
     const session = (await smsc.state()).submits.at(-1)?.sessionId;
     assert.ok(session !== undefined);
     const [number] = await listNumbers(t.store.db, ws.id);
     assert.ok(number);
-    await s.carriers.setNumberCarrier(ws.id, number.id, null);
-    await s.carriers.removeAccount(ws.id, account.id);
+    await s.carriers.setNumberCarrier(ws.id, number.id, null, OPERATOR);
+    await s.carriers.removeAccount(ws.id, account.id, OPERATOR);
     const state = await smsc.state();
     assert.ok(
       state.unbinds.some((u) => u.sessionId === session),

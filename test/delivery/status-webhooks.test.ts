@@ -6,6 +6,7 @@ import { createHash, createHmac, generateKeyPairSync, type KeyObject, randomUUID
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createServices, type Services } from '../../src/services.js';
 import { listEvents } from '../../src/timeline/timeline.js';
 import { signTelnyxWebhook } from '../fakes/telnyx.js';
@@ -192,11 +193,14 @@ describe('carrier status callbacks', () => {
   /** A workspace with an account of this carrier and an otp key. */
   async function workspaceWith(carrier: CarrierCase) {
     const ws = await seedWorkspace(services, { name: `${carrier.type} workspace` });
-    const account = await services.carriers.addAccount({
-      workspaceId: ws.workspaceId,
-      type: carrier.type,
-      credentials: carrier.credentials,
-    });
+    const account = await services.carriers.addAccount(
+      {
+        workspaceId: ws.workspaceId,
+        type: carrier.type,
+        credentials: carrier.credentials,
+      },
+      OPERATOR,
+    );
     return { ...ws, accountId: account.id, api: client(app, ws.key) };
   }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import type { Clock } from '../../src/clock.js';
 import type { AnyCarrier } from '../../src/delivery/carriers/descriptor.js';
 import { createServices, type DeliveryOptions, type Services } from '../../src/services.js';
@@ -67,6 +68,8 @@ export async function createTestApp(
     delivery?: DeliveryOptions;
     /** The carriers the app knows (default: the built-in ones). */
     carrierTypes?: readonly AnyCarrier[];
+    /** AUDIT_RETENTION_DAYS (default: the service's). */
+    auditRetentionDays?: number;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
@@ -78,6 +81,7 @@ export async function createTestApp(
     publicUrl: TEST_PUBLIC_URL,
     delivery: { ...TEST_DELIVERY, ...options.delivery },
     carrierTypes: options.carrierTypes,
+    auditRetentionDays: options.auditRetentionDays,
   });
   const app = await buildApp({ services });
   await app.ready();
@@ -113,13 +117,16 @@ export async function seedWorkspace(
     pumpingGuard?: 'default';
   } = {},
 ): Promise<SeededWorkspace> {
-  const ws = await services.workspaces.createWorkspace({ name: options.name ?? 'Acme' });
+  const ws = await services.workspaces.createWorkspace({ name: options.name ?? 'Acme' }, OPERATOR);
   // Suites of other rules send to many numbers of one range in minutes; the guard's own suites keep its default.
   if (options.pumpingGuard !== 'default') await services.fraud.setSettings(ws.id, { range_limit: 1000 });
   for (const n of options.numbers ?? [{ number: '+61491570156' }]) {
-    await services.workspaces.addNumber({ workspaceId: ws.id, number: n.number, type: n.type });
+    await services.workspaces.addNumber({ workspaceId: ws.id, number: n.number, type: n.type }, OPERATOR);
   }
-  const key = await services.keys.createKey({ workspaceId: ws.id, name: 'test key', scopes: options.scopes });
+  const key = await services.keys.createKey(
+    { workspaceId: ws.id, name: 'test key', scopes: options.scopes },
+    OPERATOR,
+  );
   return { workspaceId: ws.id, key: key.key, keyId: key.id };
 }
 

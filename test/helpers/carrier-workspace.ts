@@ -1,6 +1,7 @@
 // Workspaces whose numbers send through a carrier account pointed at a local double (test/fakes): made through
 // the services (in-process tests) or through the CLI (tests of real processes).
 import type { FastifyInstance } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import type { Services } from '../../src/services.js';
 import { type Client, client } from './app.js';
 import { TWILIO } from './carrier-fixtures.js';
@@ -16,17 +17,23 @@ export async function twilioWorkspace(
   baseUrl: string,
   name = 'Acme',
 ): Promise<{ workspaceId: string; accountId: string; api: Client }> {
-  const ws = await services.workspaces.createWorkspace({ name });
+  const ws = await services.workspaces.createWorkspace({ name }, OPERATOR);
   // Suites of other rules send to many numbers of one range in minutes (the pumping guard's default is 10).
   await services.fraud.setSettings(ws.id, { range_limit: 1000 });
-  const account = await services.carriers.addAccount({
-    workspaceId: ws.id,
-    type: 'twilio',
-    credentials: TWILIO,
-    baseUrl,
-  });
-  await services.workspaces.addNumber({ workspaceId: ws.id, number: CARRIER_SENDER, carrierId: account.id });
-  const key = await services.keys.createKey({ workspaceId: ws.id, name: 'backend' });
+  const account = await services.carriers.addAccount(
+    {
+      workspaceId: ws.id,
+      type: 'twilio',
+      credentials: TWILIO,
+      baseUrl,
+    },
+    OPERATOR,
+  );
+  await services.workspaces.addNumber(
+    { workspaceId: ws.id, number: CARRIER_SENDER, carrierId: account.id },
+    OPERATOR,
+  );
+  const key = await services.keys.createKey({ workspaceId: ws.id, name: 'backend' }, OPERATOR);
   return { workspaceId: ws.id, accountId: account.id, api: client(app, key.key) };
 }
 

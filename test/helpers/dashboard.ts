@@ -1,6 +1,7 @@
 // A signed-in browser, simulated over app.inject(): keeps cookies, reads the CSRF token from the page's forms
 // and sends forms as a browser would (application/x-www-form-urlencoded).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import type { Services } from '../../src/services.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -21,7 +22,12 @@ function csrfOf(html: string): string | undefined {
   return /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 }
 
-export function dashboardClient(app: FastifyInstance): DashboardClient {
+/** `remoteAddress`: the client address the requests come from (app.inject's default is 127.0.0.1). */
+export function dashboardClient(
+  app: FastifyInstance,
+  options: { remoteAddress?: string } = {},
+): DashboardClient {
+  const { remoteAddress } = options;
   const cookies = new Map<string, string>();
   let lastCsrf = '';
   const cookieHeader = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -43,7 +49,9 @@ export function dashboardClient(app: FastifyInstance): DashboardClient {
     cookies,
     csrf: () => lastCsrf,
     async get(path) {
-      return keep(await app.inject({ method: 'GET', url: path, headers: { cookie: cookieHeader() } }));
+      return keep(
+        await app.inject({ method: 'GET', url: path, headers: { cookie: cookieHeader() }, remoteAddress }),
+      );
     },
     async post(path, form, options = {}) {
       if (options.from) await client.get(options.from);
@@ -58,6 +66,7 @@ export function dashboardClient(app: FastifyInstance): DashboardClient {
           url: path,
           headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
           payload: body.toString(),
+          remoteAddress,
         }),
       );
     },
@@ -72,7 +81,10 @@ export async function signedIn(
   options: { email?: string; workspaceIds: string[] },
 ): Promise<DashboardClient> {
   const email = options.email ?? `user-${Math.random().toString(36).slice(2)}@example.com`;
-  await services.accounts.createAccount({ email, password: PASSWORD, workspaceIds: options.workspaceIds });
+  await services.accounts.createAccount(
+    { email, password: PASSWORD, workspaceIds: options.workspaceIds },
+    OPERATOR,
+  );
   const client = dashboardClient(app);
   const res = await client.post(
     '/dashboard/signin',

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { ERROR_CATALOGUE } from '../../src/errors.js';
 import { LIMIT_RANGES } from '../../src/workspaces/service.js';
 import { client, createTestApp, seedWorkspace, type TestApp } from '../helpers/app.js';
@@ -109,19 +110,25 @@ describe('fuzz: every input gets a success or a 4xx problem, never a 5xx', { tim
     key = ws.key;
     // As `workspace limits` does: the most sends per number and requests a minute the service allows, so that
     // the fuzz reaches the operations instead of a 429 (still an acceptable answer where it happens).
-    await t.services.workspaces.setLimits({
-      workspaceId: ws.workspaceId,
-      limits: {
-        send_limit: LIMIT_RANGES.send_limit.max,
-        send_window_seconds: LIMIT_RANGES.send_window_seconds.min,
-        request_limit_per_minute: LIMIT_RANGES.request_limit_per_minute.max,
+    await t.services.workspaces.setLimits(
+      {
+        workspaceId: ws.workspaceId,
+        limits: {
+          send_limit: LIMIT_RANGES.send_limit.max,
+          send_window_seconds: LIMIT_RANGES.send_window_seconds.min,
+          request_limit_per_minute: LIMIT_RANGES.request_limit_per_minute.max,
+        },
       },
-    });
-    const account = await t.services.carriers.addAccount({
-      workspaceId: ws.workspaceId,
-      type: 'twilio',
-      credentials: { accountSid: `AC${'0'.repeat(32)}`, authToken: 'twilio-auth-token-0123456789abcdef' },
-    });
+      OPERATOR,
+    );
+    const account = await t.services.carriers.addAccount(
+      {
+        workspaceId: ws.workspaceId,
+        type: 'twilio',
+        credentials: { accountSid: `AC${'0'.repeat(32)}`, authToken: 'twilio-auth-token-0123456789abcdef' },
+      },
+      OPERATOR,
+    );
     accountId = account.id;
   });
   after(() => t.close());

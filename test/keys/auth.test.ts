@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { generateKey, KEY_PREFIX } from '../../src/keys/key-format.js';
 import type { Problem } from '../helpers/api-types.js';
 import { client, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
@@ -196,14 +197,17 @@ describe('spec 5 authentication', () => {
     });
 
     test('a revoked key is 401 invalid_api_key', async () => {
-      const k = await t.services.keys.createKey({ workspaceId, name: 'revoked' });
-      await t.services.keys.revokeKey(workspaceId, k.id);
+      const k = await t.services.keys.createKey({ workspaceId, name: 'revoked' }, OPERATOR);
+      await t.services.keys.revokeKey(workspaceId, k.id, OPERATOR);
       assertProblem(await bearer(k.key), 401, 'invalid_api_key');
       assertProblem(await ping({ 'x-api-key': k.key }), 401, 'invalid_api_key');
     });
 
     test('an expired key is 401 invalid_api_key (fake clock past expires_in)', async () => {
-      const k = await t.services.keys.createKey({ workspaceId, name: 'expiring', expiresInSeconds: 60 });
+      const k = await t.services.keys.createKey(
+        { workspaceId, name: 'expiring', expiresInSeconds: 60 },
+        OPERATOR,
+      );
       assert.equal((await bearer(k.key)).statusCode, 200);
       clock.advance(59_999);
       assert.equal((await bearer(k.key)).statusCode, 200, 'still valid a millisecond before expiry');
@@ -212,9 +216,12 @@ describe('spec 5 authentication', () => {
     });
 
     test('unknown, revoked and expired keys get byte-identical bodies, request_id aside', async () => {
-      const revoked = await t.services.keys.createKey({ workspaceId, name: 'r' });
-      await t.services.keys.revokeKey(workspaceId, revoked.id);
-      const expired = await t.services.keys.createKey({ workspaceId, name: 'e', expiresInSeconds: 1 });
+      const revoked = await t.services.keys.createKey({ workspaceId, name: 'r' }, OPERATOR);
+      await t.services.keys.revokeKey(workspaceId, revoked.id, OPERATOR);
+      const expired = await t.services.keys.createKey(
+        { workspaceId, name: 'e', expiresInSeconds: 1 },
+        OPERATOR,
+      );
       clock.advance(1_000);
       const responses = [await bearer(generateKey()), await bearer(revoked.key), await bearer(expired.key)];
       for (const res of responses) assertProblem(res, 401, 'invalid_api_key');
@@ -229,9 +236,12 @@ describe('spec 5 authentication', () => {
     });
 
     test('the same response for all three on /v1/otp/send too', async () => {
-      const revoked = await t.services.keys.createKey({ workspaceId, name: 'r2' });
-      await t.services.keys.revokeKey(workspaceId, revoked.id);
-      const expired = await t.services.keys.createKey({ workspaceId, name: 'e2', expiresInSeconds: 1 });
+      const revoked = await t.services.keys.createKey({ workspaceId, name: 'r2' }, OPERATOR);
+      await t.services.keys.revokeKey(workspaceId, revoked.id, OPERATOR);
+      const expired = await t.services.keys.createKey(
+        { workspaceId, name: 'e2', expiresInSeconds: 1 },
+        OPERATOR,
+      );
       clock.advance(1_000);
       const responses = [];
       for (const k of [generateKey(), revoked.key, expired.key]) {
@@ -246,21 +256,21 @@ describe('spec 5 authentication', () => {
 
   describe('spec 5: revocation takes effect on the very next request; nothing is cached', () => {
     test('a key that just worked is refused on the next request after revocation', async () => {
-      const k = await t.services.keys.createKey({ workspaceId, name: 'rotate me' });
+      const k = await t.services.keys.createKey({ workspaceId, name: 'rotate me' }, OPERATOR);
       const api = client(t.app, k.key);
       assert.equal((await api.ping()).statusCode, 200);
       assert.equal((await api.send({ phone: '+61412346007' })).statusCode, 201);
-      await t.services.keys.revokeKey(workspaceId, k.id);
+      await t.services.keys.revokeKey(workspaceId, k.id, OPERATOR);
       assertProblem(await api.ping(), 401, 'invalid_api_key');
       assertProblem(await api.send({ phone: '+61412346008' }), 401, 'invalid_api_key');
     });
 
     test('rotation: the new key works while the old one is revoked', async () => {
-      const old = await t.services.keys.createKey({ workspaceId, name: 'old' });
-      const fresh = await t.services.keys.createKey({ workspaceId, name: 'new' });
+      const old = await t.services.keys.createKey({ workspaceId, name: 'old' }, OPERATOR);
+      const fresh = await t.services.keys.createKey({ workspaceId, name: 'new' }, OPERATOR);
       assert.equal((await bearer(old.key)).statusCode, 200);
       assert.equal((await bearer(fresh.key)).statusCode, 200);
-      await t.services.keys.revokeKey(workspaceId, old.id);
+      await t.services.keys.revokeKey(workspaceId, old.id, OPERATOR);
       assertProblem(await bearer(old.key), 401, 'invalid_api_key');
       const res = await bearer(fresh.key);
       assert.equal(res.statusCode, 200);
@@ -278,7 +288,7 @@ describe('spec 5 authentication', () => {
       noScopeKey = ws.key;
       noScopeWorkspace = ws.workspaceId;
       // A verification of that workspace, made with an otp key, so the 403 is not a 404 in disguise.
-      const otpKey = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'otp' });
+      const otpKey = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'otp' }, OPERATOR);
       const sent = await client(t.app, otpKey.key).send({ phone: '+61412346009' });
       assert.equal(sent.statusCode, 201, sent.body);
       otpVerificationId = String(json(sent).id);
@@ -317,7 +327,10 @@ describe('spec 5 authentication', () => {
     }
 
     test('a 403 changes nothing: no send, no spent attempt, no cancel', async () => {
-      const otpKey = await t.services.keys.createKey({ workspaceId: noScopeWorkspace, name: 'otp reader' });
+      const otpKey = await t.services.keys.createKey(
+        { workspaceId: noScopeWorkspace, name: 'otp reader' },
+        OPERATOR,
+      );
       const reader = client(t.app, otpKey.key);
       const denied = client(t.app, noScopeKey);
       const sendsBefore = await t.store.db.selectFrom('verifications').select('id').execute();

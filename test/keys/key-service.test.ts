@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { AppError } from '../../src/errors.js';
 import { hashKey, isWellFormedKey, KEY_PREFIX } from '../../src/keys/key-format.js';
 import { MAX_ACTIVE_KEYS } from '../../src/keys/service.js';
@@ -31,11 +32,12 @@ describe('key service: create, list, revoke (spec 5)', () => {
   });
   after(() => t.close());
 
-  const newWorkspace = async (name = 'Keys Co') => (await t.services.workspaces.createWorkspace({ name })).id;
+  const newWorkspace = async (name = 'Keys Co') =>
+    (await t.services.workspaces.createWorkspace({ name }, OPERATOR)).id;
 
   test('last_used_at: set on first use, kept within a minute, moved on after it (at most one write a minute)', async () => {
     const ws = await newWorkspace();
-    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'usage' });
+    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'usage' }, OPERATOR);
     const lastUsed = async () =>
       (await t.services.keys.listKeys(ws)).find((k) => k.id === created.id)?.last_used_at;
     const first = clock.now();
@@ -51,7 +53,7 @@ describe('key service: create, list, revoke (spec 5)', () => {
 
   test('createKey returns the key once, well formed, with an active view and default otp scope', async () => {
     const ws = await newWorkspace();
-    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'backend' });
+    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'backend' }, OPERATOR);
     assert.equal(isWellFormedKey(created.key), true);
     assert.match(created.id, /^key_[0-9A-Za-z]{24}$/);
     assert.equal(created.workspace_id, ws);
@@ -67,42 +69,48 @@ describe('key service: create, list, revoke (spec 5)', () => {
 
   test('createKey with expiresInSeconds sets expires_at from the clock', async () => {
     const ws = await newWorkspace();
-    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'short', expiresInSeconds: 90 });
+    const created = await t.services.keys.createKey(
+      { workspaceId: ws, name: 'short', expiresInSeconds: 90 },
+      OPERATOR,
+    );
     assert.equal(created.expires_at, new Date(clock.now() + 90_000).toISOString());
   });
 
   test('createKey with scopes [] holds no scope; duplicate scopes collapse', async () => {
     const ws = await newWorkspace();
     assert.deepEqual(
-      (await t.services.keys.createKey({ workspaceId: ws, name: 'none', scopes: [] })).scopes,
+      (await t.services.keys.createKey({ workspaceId: ws, name: 'none', scopes: [] }, OPERATOR)).scopes,
       [],
     );
-    const dup = await t.services.keys.createKey({ workspaceId: ws, name: 'dup', scopes: ['otp', 'otp'] });
+    const dup = await t.services.keys.createKey(
+      { workspaceId: ws, name: 'dup', scopes: ['otp', 'otp'] },
+      OPERATOR,
+    );
     assert.deepEqual(dup.scopes, ['otp']);
   });
 
   test('createKey refuses an unknown scope, a bad name, a bad expiry and an unknown workspace', async () => {
     const ws = await newWorkspace();
     await assert.rejects(
-      t.services.keys.createKey({ workspaceId: ws, name: 'x', scopes: ['admin'] }),
+      t.services.keys.createKey({ workspaceId: ws, name: 'x', scopes: ['admin'] }, OPERATOR),
       isAppError('invalid_request'),
     );
     await assert.rejects(
-      t.services.keys.createKey({ workspaceId: ws, name: '   ' }),
+      t.services.keys.createKey({ workspaceId: ws, name: '   ' }, OPERATOR),
       isAppError('invalid_request'),
     );
     await assert.rejects(
-      t.services.keys.createKey({ workspaceId: ws, name: 'x'.repeat(101) }),
+      t.services.keys.createKey({ workspaceId: ws, name: 'x'.repeat(101) }, OPERATOR),
       isAppError('invalid_request'),
     );
     for (const expiresInSeconds of [0, -1, 1.5, Number.NaN]) {
       await assert.rejects(
-        t.services.keys.createKey({ workspaceId: ws, name: 'x', expiresInSeconds }),
+        t.services.keys.createKey({ workspaceId: ws, name: 'x', expiresInSeconds }, OPERATOR),
         isAppError('invalid_request'),
       );
     }
     await assert.rejects(
-      t.services.keys.createKey({ workspaceId: 'ws_000000000000000000000000', name: 'x' }),
+      t.services.keys.createKey({ workspaceId: 'ws_000000000000000000000000', name: 'x' }, OPERATOR),
       isAppError('not_found'),
     );
     assert.deepEqual(await t.services.keys.listKeys(ws), []);
@@ -110,7 +118,7 @@ describe('key service: create, list, revoke (spec 5)', () => {
 
   test('only a hash is stored: the api_keys row holds the SHA-256, never the key text', async () => {
     const ws = await newWorkspace();
-    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'hashed' });
+    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'hashed' }, OPERATOR);
     const row = await t.store.db
       .selectFrom('api_keys')
       .selectAll()
@@ -126,11 +134,11 @@ describe('key service: create, list, revoke (spec 5)', () => {
   test('listKeys shows every key of the workspace with its status, and never the key or its hash', async () => {
     const ws = await newWorkspace();
     const other = await newWorkspace('Other');
-    const a = await t.services.keys.createKey({ workspaceId: ws, name: 'a' });
-    const b = await t.services.keys.createKey({ workspaceId: ws, name: 'b' });
-    const c = await t.services.keys.createKey({ workspaceId: ws, name: 'c', expiresInSeconds: 60 });
-    await t.services.keys.createKey({ workspaceId: other, name: 'elsewhere' });
-    await t.services.keys.revokeKey(ws, b.id);
+    const a = await t.services.keys.createKey({ workspaceId: ws, name: 'a' }, OPERATOR);
+    const b = await t.services.keys.createKey({ workspaceId: ws, name: 'b' }, OPERATOR);
+    const c = await t.services.keys.createKey({ workspaceId: ws, name: 'c', expiresInSeconds: 60 }, OPERATOR);
+    await t.services.keys.createKey({ workspaceId: other, name: 'elsewhere' }, OPERATOR);
+    await t.services.keys.revokeKey(ws, b.id, OPERATOR);
     clock.advance(60_000);
     const list = await t.services.keys.listKeys(ws);
     assert.deepEqual(Object.fromEntries(list.map((k) => [k.id, k.status])), {
@@ -148,13 +156,13 @@ describe('key service: create, list, revoke (spec 5)', () => {
 
   test('revokeKey marks the key revoked at the current time and is idempotent', async () => {
     const ws = await newWorkspace();
-    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'to revoke' });
+    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'to revoke' }, OPERATOR);
     const revokedAt = new Date(clock.now()).toISOString();
-    const revoked = await t.services.keys.revokeKey(ws, created.id);
+    const revoked = await t.services.keys.revokeKey(ws, created.id, OPERATOR);
     assert.equal(revoked.status, 'revoked');
     assert.equal(revoked.revoked_at, revokedAt);
     clock.advance(5_000);
-    const again = await t.services.keys.revokeKey(ws, created.id);
+    const again = await t.services.keys.revokeKey(ws, created.id, OPERATOR);
     assert.equal(again.status, 'revoked');
     assert.equal(again.revoked_at, revokedAt, 'a second revoke keeps the first revocation time');
   });
@@ -162,7 +170,7 @@ describe('key service: create, list, revoke (spec 5)', () => {
   test('revokeKey of an unknown id is not_found', async () => {
     const ws = await newWorkspace();
     await assert.rejects(
-      t.services.keys.revokeKey(ws, 'key_000000000000000000000000'),
+      t.services.keys.revokeKey(ws, 'key_000000000000000000000000', OPERATOR),
       isAppError('not_found'),
     );
   });
@@ -170,15 +178,15 @@ describe('key service: create, list, revoke (spec 5)', () => {
   test("revokeKey of another workspace's key is not_found and leaves it active", async () => {
     const mine = await newWorkspace();
     const theirs = await newWorkspace('Other Co');
-    const key = await t.services.keys.createKey({ workspaceId: theirs, name: 'theirs' });
-    await assert.rejects(t.services.keys.revokeKey(mine, key.id), isAppError('not_found'));
+    const key = await t.services.keys.createKey({ workspaceId: theirs, name: 'theirs' }, OPERATOR);
+    await assert.rejects(t.services.keys.revokeKey(mine, key.id, OPERATOR), isAppError('not_found'));
     const [listed] = await t.services.keys.listKeys(theirs);
     assert.equal(listed?.status, 'active');
   });
 
   test('workspaceOfKey names the workspace of a key; an unknown id is not_found', async () => {
     const ws = await newWorkspace();
-    const key = await t.services.keys.createKey({ workspaceId: ws, name: 'whose' });
+    const key = await t.services.keys.createKey({ workspaceId: ws, name: 'whose' }, OPERATOR);
     assert.equal(await t.services.keys.workspaceOfKey(key.id), ws);
     await assert.rejects(
       t.services.keys.workspaceOfKey('key_000000000000000000000000'),
@@ -188,7 +196,10 @@ describe('key service: create, list, revoke (spec 5)', () => {
 
   test('authenticate: the key resolves to its workspace, name and scopes; revoked/expired/unknown do not', async () => {
     const ws = await newWorkspace();
-    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'auth', expiresInSeconds: 120 });
+    const created = await t.services.keys.createKey(
+      { workspaceId: ws, name: 'auth', expiresInSeconds: 120 },
+      OPERATOR,
+    );
     const principal = await authenticate(t, created.key);
     assert.equal(principal.keyId, created.id);
     assert.equal(principal.workspaceId, ws);
@@ -196,8 +207,8 @@ describe('key service: create, list, revoke (spec 5)', () => {
     assert.deepEqual([...principal.scopes], ['otp']);
     clock.advance(120_000);
     await assert.rejects(authenticate(t, created.key), isAppError('invalid_api_key'));
-    const other = await t.services.keys.createKey({ workspaceId: ws, name: 'auth2' });
-    await t.services.keys.revokeKey(ws, other.id);
+    const other = await t.services.keys.createKey({ workspaceId: ws, name: 'auth2' }, OPERATOR);
+    await t.services.keys.revokeKey(ws, other.id, OPERATOR);
     await assert.rejects(authenticate(t, other.key), isAppError('invalid_api_key'));
     await assert.rejects(authenticate(t, 'pv_live_nope'), isAppError('malformed_api_key'));
   });
@@ -212,11 +223,12 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
   });
   after(() => t.close());
 
-  const newWorkspace = async () => (await t.services.workspaces.createWorkspace({ name: 'Limit Co' })).id;
+  const newWorkspace = async () =>
+    (await t.services.workspaces.createWorkspace({ name: 'Limit Co' }, OPERATOR)).id;
   const createMany = async (workspaceId: string, n: number, expiresInSeconds?: number) => {
     const keys = [];
     for (let i = 0; i < n; i++) {
-      keys.push(await t.services.keys.createKey({ workspaceId, name: `k${i}`, expiresInSeconds }));
+      keys.push(await t.services.keys.createKey({ workspaceId, name: `k${i}`, expiresInSeconds }, OPERATOR));
     }
     return keys;
   };
@@ -230,12 +242,15 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
   test('25 keys are created; the 26th is refused with key_limit_reached (409)', async () => {
     const ws = await newWorkspace();
     await createMany(ws, 25);
-    await assert.rejects(t.services.keys.createKey({ workspaceId: ws, name: 'k26' }), (err: unknown) => {
-      assert.ok(err instanceof AppError);
-      assert.equal(err.code, 'key_limit_reached');
-      assert.equal(err.status, 409);
-      return true;
-    });
+    await assert.rejects(
+      t.services.keys.createKey({ workspaceId: ws, name: 'k26' }, OPERATOR),
+      (err: unknown) => {
+        assert.ok(err instanceof AppError);
+        assert.equal(err.code, 'key_limit_reached');
+        assert.equal(err.status, 409);
+        return true;
+      },
+    );
     assert.equal((await t.services.keys.listKeys(ws)).length, 25);
   });
 
@@ -243,7 +258,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
     const full = await newWorkspace();
     await createMany(full, 25);
     const other = await newWorkspace();
-    const created = await t.services.keys.createKey({ workspaceId: other, name: 'fine' });
+    const created = await t.services.keys.createKey({ workspaceId: other, name: 'fine' }, OPERATOR);
     assert.equal(created.status, 'active');
   });
 
@@ -251,15 +266,15 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
     const ws = await newWorkspace();
     const keys = await createMany(ws, 25);
     await assert.rejects(
-      t.services.keys.createKey({ workspaceId: ws, name: 'k26' }),
+      t.services.keys.createKey({ workspaceId: ws, name: 'k26' }, OPERATOR),
       isAppError('key_limit_reached'),
     );
-    await t.services.keys.revokeKey(ws, keys[3]?.id ?? '');
-    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'replacement' });
+    await t.services.keys.revokeKey(ws, keys[3]?.id ?? '', OPERATOR);
+    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'replacement' }, OPERATOR);
     assert.equal(created.status, 'active');
     assert.equal(await activeCount(ws), 25);
     await assert.rejects(
-      t.services.keys.createKey({ workspaceId: ws, name: 'k27' }),
+      t.services.keys.createKey({ workspaceId: ws, name: 'k27' }, OPERATOR),
       isAppError('key_limit_reached'),
     );
   });
@@ -268,7 +283,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
     const ws = await newWorkspace();
     await createMany(ws, 25, 60);
     await assert.rejects(
-      t.services.keys.createKey({ workspaceId: ws, name: 'early' }),
+      t.services.keys.createKey({ workspaceId: ws, name: 'early' }, OPERATOR),
       isAppError('key_limit_reached'),
     );
     clock.advance(60_000);
@@ -276,7 +291,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
     await createMany(ws, 25);
     assert.equal(await activeCount(ws), 25);
     await assert.rejects(
-      t.services.keys.createKey({ workspaceId: ws, name: 'k26' }),
+      t.services.keys.createKey({ workspaceId: ws, name: 'k26' }, OPERATOR),
       isAppError('key_limit_reached'),
     );
   });
@@ -284,7 +299,9 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
   test('concurrent creation cannot exceed 25: 40 creations in parallel give exactly 25 keys', async () => {
     const ws = await newWorkspace();
     const results = await Promise.allSettled(
-      Array.from({ length: 40 }, (_, i) => t.services.keys.createKey({ workspaceId: ws, name: `p${i}` })),
+      Array.from({ length: 40 }, (_, i) =>
+        t.services.keys.createKey({ workspaceId: ws, name: `p${i}` }, OPERATOR),
+      ),
     );
     const created = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');
@@ -302,7 +319,9 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
     const ws = await newWorkspace();
     await createMany(ws, 20);
     const results = await Promise.allSettled(
-      Array.from({ length: 12 }, (_, i) => t.services.keys.createKey({ workspaceId: ws, name: `q${i}` })),
+      Array.from({ length: 12 }, (_, i) =>
+        t.services.keys.createKey({ workspaceId: ws, name: `q${i}` }, OPERATOR),
+      ),
     );
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
     assert.equal(await activeCount(ws), 25);
@@ -310,7 +329,7 @@ describe('key service: at most 25 active keys per workspace (spec 5, spec 8 "Act
 
   test('the key text is nowhere in the database, only its hash', async () => {
     const ws = await newWorkspace();
-    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'on disk' });
+    const created = await t.services.keys.createKey({ workspaceId: ws, name: 'on disk' }, OPERATOR);
     const secret = created.key.slice(KEY_PREFIX.length + 4);
     // Every row of every table, on either store: the key's random part appears in none.
     const db = t.store.db;

@@ -5,6 +5,7 @@
 // request at a time. Either way the counter row ends with one count per request whose key was admitted.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { client, seedWorkspace, type TestApp } from '../helpers/app.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { clockedApp } from '../helpers/verification.js';
@@ -13,10 +14,13 @@ const MINUTE = 60_000;
 const MINUTE_START = Date.parse('2026-11-21T09:30:00.000Z');
 
 async function setRequestLimit(t: TestApp, workspaceId: string, limit: number) {
-  await t.services.workspaces.setLimits({
-    workspaceId,
-    limits: { send_limit: 5, send_window_seconds: 600, request_limit_per_minute: limit },
-  });
+  await t.services.workspaces.setLimits(
+    {
+      workspaceId,
+      limits: { send_limit: 5, send_window_seconds: 600, request_limit_per_minute: limit },
+    },
+    OPERATOR,
+  );
 }
 
 async function counted(t: TestApp, workspaceId: string): Promise<number> {
@@ -60,9 +64,15 @@ describe('request limit under a burst of concurrent requests', () => {
     const b = await seedWorkspace(t.services, { name: 'B' });
     await setRequestLimit(t, a.workspaceId, 20);
     await setRequestLimit(t, b.workspaceId, 30);
-    const revoked = await t.services.keys.createKey({ workspaceId: a.workspaceId, name: 'revoked' });
-    await t.services.keys.revokeKey(a.workspaceId, revoked.id);
-    const noScope = await t.services.keys.createKey({ workspaceId: b.workspaceId, name: 'none', scopes: [] });
+    const revoked = await t.services.keys.createKey(
+      { workspaceId: a.workspaceId, name: 'revoked' },
+      OPERATOR,
+    );
+    await t.services.keys.revokeKey(a.workspaceId, revoked.id, OPERATOR);
+    const noScope = await t.services.keys.createKey(
+      { workspaceId: b.workspaceId, name: 'none', scopes: [] },
+      OPERATOR,
+    );
     const unknown = `pv_live_${'x'.repeat(42)}`;
 
     const apiA = client(t.app, a.key);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import {
   type Client,
   client,
@@ -121,8 +122,8 @@ describe('request limit per workspace per minute', () => {
 
   test('answers to requests that were not counted carry no RateLimit fields (no key, an unknown or revoked key)', async () => {
     const ws = await seedWorkspace(t.services, { name: 'Uncounted' });
-    const revoked = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'gone' });
-    await t.services.keys.revokeKey(ws.workspaceId, revoked.id);
+    const revoked = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'gone' }, OPERATOR);
+    await t.services.keys.revokeKey(ws.workspaceId, revoked.id, OPERATOR);
     const answers = [
       await t.app.inject({ method: 'GET', url: '/v1/ping' }),
       await client(t.app, `pv_live_${'x'.repeat(42)}`).ping(),
@@ -155,18 +156,27 @@ describe('request limit per workspace per minute', () => {
   test('requests refused for their key (revoked, expired, unknown) or its scope are not counted', async () => {
     const ws = await seedWorkspace(t.services, { name: 'Refusals' });
     await setRequestLimit(t, ws.workspaceId, 3);
-    const revoked = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'revoked' });
-    await t.services.keys.revokeKey(ws.workspaceId, revoked.id);
-    const expiring = await t.services.keys.createKey({
-      workspaceId: ws.workspaceId,
-      name: 'expiring',
-      expiresInSeconds: 1,
-    });
-    const noScope = await t.services.keys.createKey({
-      workspaceId: ws.workspaceId,
-      name: 'no scope',
-      scopes: [],
-    });
+    const revoked = await t.services.keys.createKey(
+      { workspaceId: ws.workspaceId, name: 'revoked' },
+      OPERATOR,
+    );
+    await t.services.keys.revokeKey(ws.workspaceId, revoked.id, OPERATOR);
+    const expiring = await t.services.keys.createKey(
+      {
+        workspaceId: ws.workspaceId,
+        name: 'expiring',
+        expiresInSeconds: 1,
+      },
+      OPERATOR,
+    );
+    const noScope = await t.services.keys.createKey(
+      {
+        workspaceId: ws.workspaceId,
+        name: 'no scope',
+        scopes: [],
+      },
+      OPERATOR,
+    );
     clock.advance(1_000);
     for (let i = 0; i < 5; i++) {
       assert.equal((await client(t.app, revoked.key).ping()).statusCode, 401);
@@ -212,7 +222,10 @@ describe('request limit per workspace per minute', () => {
 
   test('all keys of a workspace share its limit', async () => {
     const ws = await seedWorkspace(t.services, { name: 'TwoKeys' });
-    const second = await t.services.keys.createKey({ workspaceId: ws.workspaceId, name: 'second key' });
+    const second = await t.services.keys.createKey(
+      { workspaceId: ws.workspaceId, name: 'second key' },
+      OPERATOR,
+    );
     await setRequestLimit(t, ws.workspaceId, 3);
     const a = client(t.app, ws.key);
     const b = client(t.app, second.key);

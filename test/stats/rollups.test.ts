@@ -11,6 +11,7 @@ import { afterEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { recordDeliveryFailure } from '../../src/delivery/verification-delivery.js';
 import { createServices, type Services } from '../../src/services.js';
 import { loadOverview } from '../../src/stats/overview.js';
@@ -60,7 +61,8 @@ describe('stats: roll-ups', () => {
     return clock;
   }
   const db = () => handle.store.db;
-  const workspace = async (name: string) => (await services.workspaces.createWorkspace({ name })).id;
+  const workspace = async (name: string) =>
+    (await services.workspaces.createWorkspace({ name }, OPERATOR)).id;
 
   /** The overview of `workspaceId` from roll-ups, and from the raw rows alone, at `now`: they must be equal. */
   async function assertSameAsRaw(workspaceId: string, now: number, label: string) {
@@ -287,7 +289,7 @@ describe('stats: roll-ups and the phone directory, two processes at once', () =>
         secret: TEST_SECRET,
         publicUrl: TEST_PUBLIC_URL,
       });
-      const ws = (await services.workspaces.createWorkspace({ name: 'Acme' })).id;
+      const ws = (await services.workspaces.createWorkspace({ name: 'Acme' }, OPERATOR)).id;
       // Real time: the processes run on the system clock. Some numbers get several sends.
       const now = Date.now();
       const rows = randomRows(seeded(5), [ws], 3000, now - 6 * DAY, now - SETTLE_MS - HOUR_MS);

@@ -109,6 +109,7 @@ describe('retention', () => {
       rollups: 0,
       numbers: 0,
       idempotencyKeys: 0,
+      audit: 0,
     });
   });
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { listSealedCredentials, replaceCredentials } from '../../src/carrier-accounts/repository.js';
 import { findJob } from '../../src/delivery/jobs.js';
 import { unseal } from '../../src/sealing.js';
@@ -51,7 +52,7 @@ describe('secret reseal (services)', () => {
     const app = await appOf(a);
     const made = await twilioWorkspace(a, app, twilio.baseUrl);
     accountId = made.accountId;
-    key = (await a.keys.createKey({ workspaceId: made.workspaceId, name: 'later' })).key;
+    key = (await a.keys.createKey({ workspaceId: made.workspaceId, name: 'later' }, OPERATOR)).key;
     // The hand-over fails for now: the job, its code sealed under A, waits for its retry.
     twilio.reply({ kind: 'server_error', status: 503 });
     verification = json<Verification>(await made.api.send({ phone: '+61412340001', channel: 'sms' }));
@@ -119,12 +120,20 @@ describe('secret reseal (services)', () => {
   test('a reseal never overwrites credentials rotated meanwhile: its swap names the sealed text it replaces', async () => {
     const a = servicesWith(SECRET_A);
     const ws = await a.carriers.workspaceOfAccount(accountId);
-    const { id } = await a.carriers.addAccount({ workspaceId: ws, type: 'twilio', credentials: TWILIO });
+    const { id } = await a.carriers.addAccount(
+      { workspaceId: ws, type: 'twilio', credentials: TWILIO },
+      OPERATOR,
+    );
     const read = (await listSealedCredentials(handle.store.db)).find((row) => row.owner === id);
     assert.ok(read);
     // A rotation lands between the reseal's read and its write: the write finds other text, and changes nothing.
     const fresh = { ...TWILIO, authToken: 'rotated-token-rotated-token-000000' };
-    await servicesWith(SECRET_B, SECRET_A).carriers.rotateCredentials(ws, id, fresh);
+    await servicesWith(SECRET_B, SECRET_A).carriers.rotateCredentials(
+      ws,
+      id,
+      { credentials: fresh },
+      OPERATOR,
+    );
     assert.equal(await replaceCredentials(handle.store.db, id, read.sealed, read.sealed), false);
     const got = await servicesWith(SECRET_B).carriers.getAccount(id);
     assert.equal(got?.credentials.authToken, fresh.authToken);

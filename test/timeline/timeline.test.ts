@@ -2,6 +2,7 @@
 // the change and exactly once (racing expiries included); reading gives them in the order they happened.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { LATE_FAILURE_DELAY_MS } from '../../src/delivery/dev-provider.js';
 import type { Db } from '../../src/store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../../src/timeline/timeline.js';
@@ -173,7 +174,10 @@ describe('verification timeline events', () => {
       const targets = await Promise.all([fresh({ ttl_seconds: 60 }), fresh({ ttl_seconds: 60 })]);
       const latest = Math.max(...targets.map(({ v }) => Date.parse(v.expires_at)));
       clock.set(latest);
-      const api2 = client(second.app, (await t.services.keys.createKey({ workspaceId, name: 'second' })).key);
+      const api2 = client(
+        second.app,
+        (await t.services.keys.createKey({ workspaceId, name: 'second' }, OPERATOR)).key,
+      );
       await Promise.all(
         targets.flatMap(({ v, code }) => [
           api.get(v.id),

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { WORKSPACE_COMMANDS } from '../../src/cli/workspace-commands.js';
 import type { Check, Problem } from '../helpers/api-types.js';
 import { type Client, client, json, seedWorkspace, type TestApp } from '../helpers/app.js';
@@ -38,7 +39,7 @@ describe('guess ceiling: failed checks per number, across its verifications', ()
     workspaceId = ws.workspaceId;
     api = client(t.app, ws.key);
     // Many codes to one number: the send limit must not be what refuses them.
-    await t.services.workspaces.setLimits({ workspaceId, limits: { send_limit: 100 } });
+    await t.services.workspaces.setLimits({ workspaceId, limits: { send_limit: 100 } }, OPERATOR);
   });
   after(() => t.close());
 
@@ -164,17 +165,20 @@ describe('guess ceiling: failed checks per number, across its verifications', ()
 
   test('the setting changed through the service takes effect on the next check, and is refused out of range', async () => {
     const phone = '+61412500006';
-    await t.services.workspaces.setLimits({
-      workspaceId,
-      limits: { guess_limit: 3, guess_window_seconds: 60 },
-    });
+    await t.services.workspaces.setLimits(
+      {
+        workspaceId,
+        limits: { guess_limit: 3, guess_window_seconds: 60 },
+      },
+      OPERATOR,
+    );
     try {
       const v = await failChecks(phone, 3);
       const refused = await api.check({ verification_id: v.v.id, code: v.code });
       assert.ok(assertCeiling(refused) <= 60);
       assert.match(json<Problem>(refused).detail, /at most 3 failed checks in a minute/);
       // Raised: the same number may be judged again at once.
-      await t.services.workspaces.setLimits({ workspaceId, limits: { guess_limit: 4 } });
+      await t.services.workspaces.setLimits({ workspaceId, limits: { guess_limit: 4 } }, OPERATOR);
       assert.equal((await check({ verification_id: v.v.id, code: v.code })).verified, true);
       // Bounds are the service's: 1..1000 and 60..86400, whole numbers.
       for (const limits of [
@@ -187,7 +191,7 @@ describe('guess ceiling: failed checks per number, across its verifications', ()
         { guess_window_seconds: Number.POSITIVE_INFINITY },
       ]) {
         await assert.rejects(
-          t.services.workspaces.setLimits({ workspaceId, limits }),
+          t.services.workspaces.setLimits({ workspaceId, limits }, OPERATOR),
           (err: Error & { code?: string }) => err.code === 'invalid_request',
           JSON.stringify(limits),
         );
@@ -196,10 +200,13 @@ describe('guess ceiling: failed checks per number, across its verifications', ()
       assert.equal(limits.guess_limit, 4);
       assert.equal(limits.guess_window_seconds, 60);
     } finally {
-      await t.services.workspaces.setLimits({
-        workspaceId,
-        limits: { guess_limit: 20, guess_window_seconds: 3600 },
-      });
+      await t.services.workspaces.setLimits(
+        {
+          workspaceId,
+          limits: { guess_limit: 20, guess_window_seconds: 3600 },
+        },
+        OPERATOR,
+      );
     }
   });
 

@@ -3,6 +3,7 @@
 // first runs is 409; keys belong to the workspace; 429s and validation failures are never kept.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENCY_LEASE_MS } from '../../src/verification/idempotency.js';
 import type { Problem, Verification } from '../helpers/api-types.js';
 import { client, codeFor, json, seedWorkspace, type TestApp } from '../helpers/app.js';
@@ -247,7 +248,10 @@ describe('Idempotency-Key on POST /v1/otp/send', () => {
     const body = { phone: freshPhone(), channel: 'sms' };
     const refused = await send('final-409', body, landline.key);
     assertProblem(refused, 409, 'channel_unavailable');
-    await t.services.workspaces.addNumber({ workspaceId: landline.workspaceId, number: '+61491570157' });
+    await t.services.workspaces.addNumber(
+      { workspaceId: landline.workspaceId, number: '+61491570157' },
+      OPERATOR,
+    );
     const stands = await send('final-409', body, landline.key);
     assert.equal(stands.statusCode, 409);
     assert.equal(stands.body, refused.body);

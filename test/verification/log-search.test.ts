@@ -6,6 +6,7 @@
 // old LIKE search's, less the digits found only in the middle of a number.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { createServices, type Services } from '../../src/services.js';
 import { HOUR_MS } from '../../src/stats/period.js';
 import { SETTLE_MS } from '../../src/store/watermarks.js';
@@ -73,9 +74,9 @@ describe('verifications log: phone search', () => {
       clock,
       publicUrl: TEST_PUBLIC_URL,
     });
-    workspaceId = (await services.workspaces.createWorkspace({ name: 'Acme' })).id;
-    await services.workspaces.addNumber({ workspaceId, number: '+61491570156' });
-    const other = (await services.workspaces.createWorkspace({ name: 'Other' })).id;
+    workspaceId = (await services.workspaces.createWorkspace({ name: 'Acme' }, OPERATOR)).id;
+    await services.workspaces.addNumber({ workspaceId, number: '+61491570156' }, OPERATOR);
+    const other = (await services.workspaces.createWorkspace({ name: 'Other' }, OPERATOR)).id;
     const numbers = Array.from({ length: 300 }, () => randomPhone(random));
     const specs: RowSpec[] = Array.from({ length: 1500 }, () => {
       const { phone, country } = pick(random, numbers);

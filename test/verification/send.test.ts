@@ -1,6 +1,7 @@
 // Spec section 4, POST /v1/otp/send: fields, defaults, bounds and rules.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { listOutbox } from '../../src/delivery/outbox.js';
 import { deriveKey } from '../../src/secret.js';
 import { hashCode } from '../../src/verification/code.js';
@@ -82,7 +83,7 @@ describe('spec §4 send field table', () => {
     // moves between the two so "first" is well defined.
     const ws = await seedWorkspace(t.services, { name: 'Acme', numbers: [{ number: '+61491570156' }] });
     clock.advance(1);
-    await t.services.workspaces.addNumber({ workspaceId: ws.workspaceId, number: '+64211234567' });
+    await t.services.workspaces.addNumber({ workspaceId: ws.workspaceId, number: '+64211234567' }, OPERATOR);
     api = client(t.app, ws.key);
   });
   after(() => t.close());

@@ -4,6 +4,7 @@
 // in other scripts, pass unchanged.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { listOutbox } from '../../src/delivery/outbox.js';
 import { AppError } from '../../src/errors.js';
 import { validateBrandName } from '../../src/workspaces/brand-name.js';
@@ -126,13 +127,16 @@ describe('brand names through the API and as a workspace name', () => {
   });
 
   test('a workspace cannot be created or renamed to one either', async () => {
-    await assert.rejects(t.services.workspaces.createWorkspace({ name: 'acme。com' }), {
+    await assert.rejects(t.services.workspaces.createWorkspace({ name: 'acme。com' }, OPERATOR), {
       code: 'invalid_request',
       message: 'name: must not contain a URL, domain, IP address or e-mail address',
     });
-    const ws = await t.services.workspaces.createWorkspace({ name: 'Dr. Oetker' });
-    await assert.rejects(t.services.workspaces.renameWorkspace({ workspaceId: ws.id, name: '8.8.8.8' }), {
-      code: 'invalid_request',
-    });
+    const ws = await t.services.workspaces.createWorkspace({ name: 'Dr. Oetker' }, OPERATOR);
+    await assert.rejects(
+      t.services.workspaces.renameWorkspace({ workspaceId: ws.id, name: '8.8.8.8' }, OPERATOR),
+      {
+        code: 'invalid_request',
+      },
+    );
   });
 });

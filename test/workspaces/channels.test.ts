@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { listOutbox } from '../../src/delivery/outbox.js';
 import { client, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
 
@@ -227,14 +228,17 @@ describe('channels', () => {
     /** Ties the workspace's number to a new SMPP account (nothing is sent here: no session is opened). */
     async function onSmpp(workspaceId: string, number: string) {
       const s = t.services;
-      const account = await s.carriers.addAccount({
-        workspaceId,
-        type: 'smpp',
-        credentials: { host: '127.0.0.1', port: 2775, systemId: 'acme', password: 'pw' },
-      });
+      const account = await s.carriers.addAccount(
+        {
+          workspaceId,
+          type: 'smpp',
+          credentials: { host: '127.0.0.1', port: 2775, systemId: 'acme', password: 'pw' },
+        },
+        OPERATOR,
+      );
       const row = (await s.workspaces.listNumbers(workspaceId)).find((n) => n.number === number);
       assert.ok(row);
-      await s.carriers.setNumberCarrier(workspaceId, row.id, account.id);
+      await s.carriers.setNumberCarrier(workspaceId, row.id, account.id, OPERATOR);
     }
 
     test('voice from a workspace whose only number is on SMPP: 409 channel_unavailable no_voice_number', async () => {

@@ -5,6 +5,7 @@
 // `country`, else the country of the workspace's (first) number. service-spec section 4 (`country` default).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { AppError } from '../../src/errors.js';
 import { client, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
 
@@ -25,9 +26,10 @@ describe('workspace numbers', () => {
   });
   after(() => t.close());
 
-  const newWorkspace = async (name = 'Acme') => (await t.services.workspaces.createWorkspace({ name })).id;
+  const newWorkspace = async (name = 'Acme') =>
+    (await t.services.workspaces.createWorkspace({ name }, OPERATOR)).id;
   const add = (workspaceId: string, number: string, type?: string) =>
-    t.services.workspaces.addNumber({ workspaceId, number, type });
+    t.services.workspaces.addNumber({ workspaceId, number, type }, OPERATOR);
 
   describe('type detection where the metadata is certain', () => {
     for (const [number, type, country] of [

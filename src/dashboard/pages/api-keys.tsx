@@ -11,7 +11,7 @@ import { ConfirmedAction } from '../components.js';
 import { type FormBody, field, fields, formError } from '../forms.js';
 import { BASE, Csrf, Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
-import { workspaceOf } from '../session.js';
+import { actorOf, workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
 
 const PATH = `${BASE}/settings/security/api-keys`;
@@ -262,12 +262,15 @@ export function registerApiKeyPages(app: FastifyInstance, services: Pick<Service
       expires: field(body, 'expires'),
     };
     try {
-      const created = await keys.createKey({
-        workspaceId: workspace.id,
-        name: values.name,
-        scopes: values.scopes,
-        expiresInSeconds: expiresInSeconds(values.expires),
-      });
+      const created = await keys.createKey(
+        {
+          workspaceId: workspace.id,
+          name: values.name,
+          scopes: values.scopes,
+          expiresInSeconds: expiresInSeconds(values.expires),
+        },
+        actorOf(request),
+      );
       // Rendered, not redirected: this response is the only place the key ever appears.
       return renderPage(request, reply, await page(workspace, { created }), {
         flash: { kind: 'ok', text: `API key “${created.name}” created.` },
@@ -283,7 +286,7 @@ export function registerApiKeyPages(app: FastifyInstance, services: Pick<Service
   app.post('/settings/security/api-keys/:id/revoke', async (request, reply) => {
     const workspace = workspaceOf(request);
     const { id } = request.params as { id: string };
-    const key = await keys.revokeKey(workspace.id, id);
+    const key = await keys.revokeKey(workspace.id, id, actorOf(request));
     setFlash(reply, { kind: 'ok', text: `API key “${key.name}” revoked: requests that use it now fail.` });
     return reply.redirect(PATH);
   });

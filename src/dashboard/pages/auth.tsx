@@ -133,6 +133,7 @@ export function registerAuthPages(
         email: values.email,
         password: field(body, 'password'),
         workspaceName: values.workspace,
+        address: request.ip,
       });
       setSessionCookie(reply, token, options.secureCookies);
       setFlash(reply, { kind: 'ok', text: 'Your workspace is ready. Add a number, then create an API key.' });

@@ -13,7 +13,7 @@ import { ConfirmedAction } from '../components.js';
 import { type FormBody, formError } from '../forms.js';
 import { BASE, Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
-import { workspaceOf } from '../session.js';
+import { actorOf, workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
 import {
   carrierTypeOf,
@@ -222,11 +222,10 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
     const form = { form: 'add' as const, type, values: echoedValues(body, carrier) };
     return change(request, reply, form, async (workspaceId) => {
       refuseBaseUrl(body);
-      const added = await carriers.addAccount({
-        workspaceId,
-        type,
-        credentials: credentialsFrom(body, carrier),
-      });
+      const added = await carriers.addAccount(
+        { workspaceId, type, credentials: credentialsFrom(body, carrier) },
+        actorOf(request),
+      );
       return { text: `${label} account ${added.id} added.`, anchor: added.id };
     });
   });
@@ -246,7 +245,12 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
     return change(request, reply, form, async (workspaceId) => {
       refuseBaseUrl(body);
       // No base URL given: the account keeps the one the operator set.
-      await carriers.rotateCredentials(workspaceId, id, credentialsFrom(body, carrier));
+      await carriers.rotateCredentials(
+        workspaceId,
+        id,
+        { credentials: credentialsFrom(body, carrier) },
+        actorOf(request),
+      );
       return { text: `New credentials saved for ${carrier.label} account ${id}.`, anchor: id };
     });
   });
@@ -258,7 +262,7 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
     const label = findCarrier(carrierTypes, account.type)?.label ?? account.type;
     const form = { form: 'remove' as const, type: account.type, accountId: id, values: {} };
     return change(request, reply, form, async (workspaceId) => {
-      await carriers.removeAccount(workspaceId, id);
+      await carriers.removeAccount(workspaceId, id, actorOf(request));
       return { text: `${label} account ${id} removed.`, anchor: 'accounts' };
     });
   });

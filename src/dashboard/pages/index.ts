@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { registerApiKeyPages } from './api-keys.js';
+import { registerAuditPage } from './audit.js';
 import { registerCarrierPages } from './carriers.js';
 import { registerFraudPages } from './fraud.js';
 import { registerInboxPages } from './inbox.js';
@@ -17,4 +18,5 @@ export function registerPages(app: FastifyInstance, services: Services): void {
   registerCarrierPages(app, services);
   registerApiKeyPages(app, services);
   registerFraudPages(app, services);
+  registerAuditPage(app, services);
 }

@@ -6,7 +6,7 @@ import type { LimitName } from '../../workspaces/service.js';
 import { type FormBody, field, fields, formError } from '../forms.js';
 import { Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
-import { workspaceOf } from '../session.js';
+import { actorOf, workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
 import { type FormFailure, PATH, type Section, type SettingsData } from './settings-form.js';
 import { NumbersSection, TYPE_LABELS } from './settings-numbers.js';
@@ -71,7 +71,7 @@ export function registerSettingsPages(
   app.post('/settings/name', async (request, reply) => {
     const name = field(request.body as FormBody, 'name');
     return change(request, reply, { section: 'name', values: { name } }, async (workspaceId) => {
-      const saved = await workspaces.renameWorkspace({ workspaceId, name });
+      const saved = await workspaces.renameWorkspace({ workspaceId, name }, actorOf(request));
       return `Workspace renamed to “${saved.name}”.`;
     });
   });
@@ -84,12 +84,15 @@ export function registerSettingsPages(
       carrier_id: field(body, 'carrier_id'),
     };
     return change(request, reply, { section: 'numbers', values }, async (workspaceId) => {
-      const added = await workspaces.addNumber({
-        workspaceId,
-        number: values.number,
-        type: values.type === '' ? undefined : values.type,
-        carrierId: values.carrier_id === '' || values.carrier_id === 'none' ? undefined : values.carrier_id,
-      });
+      const added = await workspaces.addNumber(
+        {
+          workspaceId,
+          number: values.number,
+          type: values.type === '' ? undefined : values.type,
+          carrierId: values.carrier_id === '' || values.carrier_id === 'none' ? undefined : values.carrier_id,
+        },
+        actorOf(request),
+      );
       return `Number ${added.number} added (${TYPE_LABELS[added.type]}).`;
     });
   });
@@ -100,7 +103,7 @@ export function registerSettingsPages(
     const chosen = field(request.body as FormBody, 'carrier_id');
     return change(request, reply, { section: 'numbers', values: {} }, async (workspaceId) => {
       const carrierId = chosen === '' || chosen === 'none' ? null : chosen;
-      const moved = await services.carriers.setNumberCarrier(workspaceId, id, carrierId);
+      const moved = await services.carriers.setNumberCarrier(workspaceId, id, carrierId, actorOf(request));
       return carrierId === null
         ? `${moved.number} now sends through the development provider: its codes go to the Inbox.`
         : `${moved.number} now sends through carrier account ${carrierId}.`;
@@ -110,7 +113,7 @@ export function registerSettingsPages(
   app.post('/settings/numbers/:id/remove', async (request, reply) => {
     const { id } = request.params as { id: string };
     return change(request, reply, { section: 'numbers', values: {} }, async (workspaceId) => {
-      const removed = await workspaces.removeNumber({ workspaceId, numberId: id });
+      const removed = await workspaces.removeNumber({ workspaceId, numberId: id }, actorOf(request));
       return `Number ${removed.number} removed.`;
     });
   });
@@ -118,7 +121,7 @@ export function registerSettingsPages(
   app.post('/settings/countries', async (request, reply) => {
     const countries = fields(request.body as FormBody, 'countries');
     return change(request, reply, { section: 'countries', values: { countries } }, async (workspaceId) => {
-      const saved = await workspaces.setAllowedCountries({ workspaceId, countries });
+      const saved = await workspaces.setAllowedCountries({ workspaceId, countries }, actorOf(request));
       return `Codes may now be sent to ${saved.allowed_countries.join(', ')}.`;
     });
   });
@@ -135,7 +138,7 @@ export function registerSettingsPages(
         const value = values[f.name] ?? '';
         limits[f.name] = value.trim() ? Number(value) : Number.NaN;
       }
-      await workspaces.setLimits({ workspaceId, limits });
+      await workspaces.setLimits({ workspaceId, limits }, actorOf(request));
       return 'Limits saved. They apply from the next request.';
     });
   });
