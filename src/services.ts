@@ -173,7 +173,7 @@ export function createServices(deps: {
     carrierTypes,
   });
   const retentionDays = deps.retentionDays ?? DEFAULT_RETENTION_DAYS;
-  const fraud = createFraudService({ db, clock, workspaces, retentionDays });
+  const fraud = createFraudService({ db, clock, workspaces, audit, retentionDays });
   const verifications = createVerificationService({
     db,
     clock,

@@ -1,3 +1,4 @@
+import { OPERATOR } from '../audit/actor.js';
 // The pumping guard from the CLI (docs/operations.md "Pumping guard"): show and set a workspace's range settings,
 // keep its allow list, list its blocks and lift one. Every bad option is a usage error (exit 2) before any service
 // runs; the rules themselves (bounds, prefix shape) live in src/fraud/rules.ts.
@@ -46,7 +47,7 @@ async function fraudSettings(s: Services, values: Values): Promise<FraudSettings
   const given = settingsGiven(values);
   return Object.keys(given).length === 0
     ? s.fraud.getSettings(workspaceId)
-    : s.fraud.setSettings(workspaceId, given);
+    : s.fraud.setSettings(workspaceId, given, OPERATOR);
 }
 
 const workspace = { workspace: str };
@@ -71,7 +72,7 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     options: { ...workspace, prefix: str },
     run: async (s, v) => {
       const [workspaceId, prefix] = [workspaceIdOf(v), prefixOf(v, 'prefix')];
-      return s.fraud.allow(workspaceId, prefix);
+      return s.fraud.allow(workspaceId, prefix, OPERATOR);
     },
     print: (r) => printRecord(r as object),
   },
@@ -80,7 +81,7 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     options: { ...workspace, prefix: str },
     run: async (s, v) => {
       const [workspaceId, prefix] = [workspaceIdOf(v), prefixOf(v, 'prefix')];
-      return s.fraud.disallow(workspaceId, prefix);
+      return s.fraud.disallow(workspaceId, prefix, OPERATOR);
     },
     print: (r) => printRecord(r as object),
   },
@@ -108,7 +109,7 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     options: { ...workspace, range: str },
     run: async (s, v) => {
       const [workspaceId, range] = [workspaceIdOf(v), prefixOf(v, 'range')];
-      return s.fraud.lift(workspaceId, range, 'cli');
+      return s.fraud.lift(workspaceId, range, OPERATOR);
     },
     print: (r) => printRecord(r as object),
   },

@@ -5,6 +5,8 @@
 // a range whose last `conversion_sends` finished codes were less than `conversion_percent` verified (codes never
 // checked are pumping's signature) is blocked the same way (reason low_conversion). The verification service calls
 // `guardSend` inside the send's transaction; the CLI and the dashboard call the rest.
+import type { Actor } from '../audit/actor.js';
+import type { AuditRecorder } from '../audit/record.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -95,12 +97,14 @@ export function refusalError(refusal: Refusal, now: number): AppError {
 
 export function createFraudService(deps: {
   db: Db;
+  /** Writes the audit trail's entry of each change, in the change's transaction. */
+  audit: AuditRecorder;
   clock: Clock;
   workspaces: WorkspaceService;
   /** How long the history of blocks is kept (RETENTION_DAYS, like the verifications they refused). */
   retentionDays: number;
 }) {
-  const { db, clock, workspaces } = deps;
+  const { db, clock, workspaces, audit } = deps;
 
   function presentBlock(row: repo.BlockRow, now: number): BlockView {
     return {
@@ -203,26 +207,43 @@ export function createFraudService(deps: {
     async setSettings(
       workspaceId: string,
       given: Partial<Record<FraudSettingName, unknown>>,
+      by: Actor,
     ): Promise<FraudSettingsView> {
       const current = await settingsOf(workspaceId);
       const next = { ...current };
       for (const name of Object.keys(FRAUD_DEFAULTS) as FraudSettingName[]) {
         if (given[name] !== undefined) next[name] = validateSetting(name, given[name]);
       }
-      await repo.saveSettings(db, {
-        workspace_id: workspaceId,
-        range_limit: next.range_limit,
-        range_window_seconds: next.range_window_seconds,
-        block_seconds: next.block_seconds,
-        conversion_sends: next.conversion_sends,
-        conversion_percent: next.conversion_percent,
-        updated_at: clock.now(),
+      const changed = (Object.keys(FRAUD_DEFAULTS) as FraudSettingName[]).filter(
+        (n) => current[n] !== next[n],
+      );
+      // Saved as they were: nothing changes, nothing is recorded.
+      if (changed.length === 0) return next;
+      await db.transaction().execute(async (tx) => {
+        await repo.saveSettings(tx, {
+          workspace_id: workspaceId,
+          range_limit: next.range_limit,
+          range_window_seconds: next.range_window_seconds,
+          block_seconds: next.block_seconds,
+          conversion_sends: next.conversion_sends,
+          conversion_percent: next.conversion_percent,
+          updated_at: clock.now(),
+        });
+        await audit.record(tx, by, {
+          workspaceId,
+          action: 'fraud.settings_changed',
+          target: workspaceId,
+          details: {
+            from: Object.fromEntries(changed.map((n) => [n, current[n]])),
+            to: Object.fromEntries(changed.map((n) => [n, next[n]])),
+          },
+        });
       });
       return next;
     },
 
     /** Adds a number or range to the allow list (idempotent). */
-    async allow(workspaceId: string, input: unknown): Promise<FraudSettingsView> {
+    async allow(workspaceId: string, input: unknown, by: Actor): Promise<FraudSettingsView> {
       const prefix = validatePrefix(input);
       const current = await settingsOf(workspaceId);
       if (current.allow.includes(prefix)) return current;
@@ -230,17 +251,33 @@ export function createFraudService(deps: {
       if ((await repo.countAllow(db, workspaceId)) >= MAX_ALLOW_ENTRIES) {
         throw new AppError('conflict', `The allow list holds at most ${MAX_ALLOW_ENTRIES} entries.`);
       }
-      await repo.addAllow(db, { workspaceId, prefix, now: clock.now() });
+      await db.transaction().execute(async (tx) => {
+        await repo.addAllow(tx, { workspaceId, prefix, now: clock.now() });
+        await audit.record(tx, by, {
+          workspaceId,
+          action: 'fraud.allow_added',
+          target: null,
+          details: { prefix },
+        });
+      });
       return settingsOf(workspaceId);
     },
 
     /** Removes an entry from the allow list; not_found when it is not listed. */
-    async disallow(workspaceId: string, input: unknown): Promise<FraudSettingsView> {
+    async disallow(workspaceId: string, input: unknown, by: Actor): Promise<FraudSettingsView> {
       const prefix = validatePrefix(input);
       await workspaces.requireWorkspace(workspaceId);
-      if (!(await repo.removeAllow(db, workspaceId, prefix))) {
-        throw new AppError('not_found', `${prefix} is not on the allow list.`);
-      }
+      await db.transaction().execute(async (tx) => {
+        if (!(await repo.removeAllow(tx, workspaceId, prefix))) {
+          throw new AppError('not_found', `${prefix} is not on the allow list.`);
+        }
+        await audit.record(tx, by, {
+          workspaceId,
+          action: 'fraud.allow_removed',
+          target: null,
+          details: { prefix },
+        });
+      });
       return settingsOf(workspaceId);
     },
 
@@ -255,15 +292,24 @@ export function createFraudService(deps: {
     async lift(
       workspaceId: string,
       rangeInput: unknown,
-      by: string,
+      by: Actor,
     ): Promise<{ range: string; lifted: string[] }> {
       const range = validateRange(rangeInput);
       await workspaces.requireWorkspace(workspaceId);
       const now = clock.now();
-      const lifted = await db
-        .transaction()
-        .execute((tx) => repo.liftRange(tx, { workspaceId, range, now, by }));
-      if (lifted.length === 0) throw new AppError('not_found', `No active block of ${range}.`);
+      // Who lifted it, as the Fraud page shows it: the account's e-mail, or 'cli'.
+      const liftedBy = by.kind === 'account' ? by.email : by.kind;
+      const lifted = await db.transaction().execute(async (tx) => {
+        const ended = await repo.liftRange(tx, { workspaceId, range, now, by: liftedBy });
+        if (ended.length === 0) throw new AppError('not_found', `No active block of ${range}.`);
+        await audit.record(tx, by, {
+          workspaceId,
+          action: 'fraud.block_lifted',
+          target: ended[0] ?? null,
+          details: { range, blocks: ended },
+        });
+        return ended;
+      });
       return { range, lifted };
     },
   };

@@ -1,6 +1,5 @@
 // What the audit trail can say someone did in a workspace: one list for the table type, the services that write
-// entries, the dashboard's filter and the CLI's --action. To record a new kind of change (fraud settings changed,
-// a block lifted), add its name here; the dashboard's labels (a record over this list) then ask for its wording,
+// entries, the dashboard's filter and the CLI's --action. To record a new kind of change, add its name here; the dashboard's labels (a record over this list) then ask for its wording,
 // and the service method that makes the change writes the entry with the change's own transaction.
 export const AUDIT_ACTIONS = [
   'workspace.created',
@@ -18,5 +17,9 @@ export const AUDIT_ACTIONS = [
   'member.added',
   'signin.succeeded',
   'signin.failed',
+  'fraud.settings_changed',
+  'fraud.allow_added',
+  'fraud.allow_removed',
+  'fraud.block_lifted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -68,8 +68,8 @@ describe('audit trail: the CLI', () => {
   }
 
   before(() => {
-    ws = createWorkspace(env, 'Audit Co');
-    second = createWorkspace(env, 'Second Co');
+    ws = createWorkspace(env, 'Audit Co', { pumpingGuard: 'default' });
+    second = createWorkspace(env, 'Second Co', { pumpingGuard: 'default' });
   });
 
   test('workspace create, number add, key create and revoke: one entry each, by the operator', () => {

@@ -39,8 +39,8 @@ describe('dashboard: the Audit log page', () => {
 
   before(async () => {
     t = await createTestApp();
-    ws = await seedWorkspace(t.services, { name: 'Acme' });
-    other = await seedWorkspace(t.services, { name: 'Other Co' });
+    ws = await seedWorkspace(t.services, { name: 'Acme', pumpingGuard: 'default' });
+    other = await seedWorkspace(t.services, { name: 'Other Co', pumpingGuard: 'default' });
     await t.services.keys.createKey(
       { workspaceId: other.workspaceId, name: 'other-workspace-key' },
       OPERATOR,

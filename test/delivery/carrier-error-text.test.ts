@@ -101,7 +101,7 @@ describe("a carrier's error answer in error_message", () => {
     });
     for (const { type, credentials } of [...CARRIERS, { type: 'noisy', credentials: {} }]) {
       const ws = await t.services.workspaces.createWorkspace({ name: `Acme ${type}` }, OPERATOR);
-      await t.services.fraud.setSettings(ws.id, { range_limit: 1000 });
+      await t.services.fraud.setSettings(ws.id, { range_limit: 1000 }, OPERATOR);
       const account = await t.services.carriers.addAccount(
         {
           workspaceId: ws.id,

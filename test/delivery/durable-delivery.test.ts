@@ -305,7 +305,7 @@ describe('durable delivery', () => {
   test('fail-over: a transient failure moves the next attempt to another carrier account, same channel', async () => {
     const s = t.services;
     const ws = await s.workspaces.createWorkspace({ name: 'Two carriers' }, OPERATOR);
-    await s.fraud.setSettings(ws.id, { range_limit: 1000 });
+    await s.fraud.setSettings(ws.id, { range_limit: 1000 }, OPERATOR);
     const primary = await s.carriers.addAccount(
       {
         workspaceId: ws.id,

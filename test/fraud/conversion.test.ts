@@ -3,6 +3,7 @@
 // sweeper's judgement; sends to it are then refused with 403 destination_blocked, reason low_conversion.
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { client, codeFor, seedWorkspace, type TestApp } from '../helpers/app.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { assertProblem, clockedApp } from '../helpers/verification.js';
@@ -89,18 +90,18 @@ describe('pumping guard: conversion signal', () => {
   });
 
   test('an allow-listed range (or a prefix covering it) is not blocked', async () => {
-    await t.services.fraud.allow(workspaceId, '+614123');
+    await t.services.fraud.allow(workspaceId, '+614123', OPERATOR);
     await sendRange(RANGE, 50, 0);
     assert.deepEqual(await t.services.fraud.judgeConversion(), []);
-    await t.services.fraud.disallow(workspaceId, '+614123');
-    await t.services.fraud.allow(workspaceId, RANGE);
+    await t.services.fraud.disallow(workspaceId, '+614123', OPERATOR);
+    await t.services.fraud.allow(workspaceId, RANGE, OPERATOR);
     assert.deepEqual(await t.services.fraud.judgeConversion(), []);
-    await t.services.fraud.disallow(workspaceId, RANGE);
+    await t.services.fraud.disallow(workspaceId, RANGE, OPERATOR);
     assert.equal((await t.services.fraud.judgeConversion()).length, 1);
   });
 
   test('the block ends after block_seconds and is not re-created from the old evidence', async () => {
-    await t.services.fraud.setSettings(workspaceId, { block_seconds: 600 });
+    await t.services.fraud.setSettings(workspaceId, { block_seconds: 600 }, OPERATOR);
     await sendRange(RANGE, 50, 0);
     assert.equal((await t.services.fraud.judgeConversion()).length, 1);
     clock.advance(599_000);
@@ -119,20 +120,28 @@ describe('pumping guard: conversion signal', () => {
     await sendRange(RANGE, 50, 0);
     assert.equal((await t.services.fraud.judgeConversion()).length, 1);
     assertProblem(await sendTo(spread(RANGE, 1)), 403, 'destination_blocked');
-    const { lifted } = await t.services.fraud.lift(workspaceId, RANGE, 'ops@example.com');
+    const { lifted } = await t.services.fraud.lift(workspaceId, RANGE, {
+      kind: 'account',
+      id: 'usr_ops',
+      email: 'ops@example.com',
+    });
     assert.equal(lifted.length, 1);
     assert.deepEqual(await t.services.fraud.judgeConversion(), []);
     assert.equal((await sendTo(spread(RANGE, 1))).statusCode, 201);
   });
 
   test('conversion_percent 0 turns the signal off; N is the workspace setting', async () => {
-    await t.services.fraud.setSettings(workspaceId, { conversion_percent: 0 });
+    await t.services.fraud.setSettings(workspaceId, { conversion_percent: 0 }, OPERATOR);
     await sendRange(RANGE, 50, 0);
     assert.deepEqual(await t.services.fraud.judgeConversion(), []);
     // On again with N = 60: 50 finished sends say nothing yet.
-    await t.services.fraud.setSettings(workspaceId, { conversion_percent: 10, conversion_sends: 60 });
+    await t.services.fraud.setSettings(
+      workspaceId,
+      { conversion_percent: 10, conversion_sends: 60 },
+      OPERATOR,
+    );
     assert.deepEqual(await t.services.fraud.judgeConversion(), []);
-    await t.services.fraud.setSettings(workspaceId, { conversion_sends: 50 });
+    await t.services.fraud.setSettings(workspaceId, { conversion_sends: 50 }, OPERATOR);
     assert.equal((await t.services.fraud.judgeConversion()).length, 1);
   });
 
@@ -140,10 +149,14 @@ describe('pumping guard: conversion signal', () => {
     const before = await t.services.fraud.getSettings(workspaceId);
     assert.equal(before.conversion_sends, 50);
     assert.equal(before.conversion_percent, 10);
-    const set = await t.services.fraud.setSettings(workspaceId, {
-      conversion_sends: 100,
-      conversion_percent: 25,
-    });
+    const set = await t.services.fraud.setSettings(
+      workspaceId,
+      {
+        conversion_sends: 100,
+        conversion_percent: 25,
+      },
+      OPERATOR,
+    );
     assert.equal(set.conversion_sends, 100);
     assert.equal(set.conversion_percent, 25);
     assert.equal(set.range_limit, 1000, 'the others keep their values');
@@ -159,10 +172,13 @@ describe('pumping guard: conversion signal', () => {
       ['conversion_percent', '10\u0000'],
       ['conversion_percent', 1e300],
     ] as const) {
-      await assert.rejects(t.services.fraud.setSettings(workspaceId, { [name]: bad }), (err: Error) => {
-        assert.match(JSON.stringify(err), new RegExp(name));
-        return true;
-      });
+      await assert.rejects(
+        t.services.fraud.setSettings(workspaceId, { [name]: bad }, OPERATOR),
+        (err: Error) => {
+          assert.match(JSON.stringify(err), new RegExp(name));
+          return true;
+        },
+      );
     }
     assert.deepEqual(await t.services.fraud.getSettings(workspaceId), set);
   });

@@ -3,6 +3,7 @@
 // and the history of a block once it ended more than RETENTION_DAYS ago. A block in force is never pruned.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { client, seedWorkspace, type TestApp } from '../helpers/app.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { assertProblem, clockedApp } from '../helpers/verification.js';
@@ -62,7 +63,7 @@ describe('pumping guard: pruning', () => {
 
   test('a range whose block is still in force keeps its row, however long ago it was touched', async () => {
     const ws = await seedWorkspace(t.services, { name: 'Long block', pumpingGuard: 'default' });
-    await t.services.fraud.setSettings(ws.workspaceId, { block_seconds: 604_800 });
+    await t.services.fraud.setSettings(ws.workspaceId, { block_seconds: 604_800 }, OPERATOR);
     const api = client(t.app, ws.key);
     for (let i = 0; i < 10; i++) await api.send({ phone: inRange('+61412348', i), channel: 'sms' });
     assertProblem(

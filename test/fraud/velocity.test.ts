@@ -3,6 +3,7 @@
 // refused; refused sends create nothing and reach no carrier.
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/audit/actor.js';
 import { client, seedWorkspace, type TestApp } from '../helpers/app.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { assertProblem, clockedApp } from '../helpers/verification.js';
@@ -107,22 +108,26 @@ describe('pumping guard: range velocity', () => {
   });
 
   test('an allow-listed number or range is never blocked', async () => {
-    await t.services.fraud.allow(workspaceId, '+61412345999');
+    await t.services.fraud.allow(workspaceId, '+61412345999', OPERATOR);
     for (let i = 0; i < 10; i++) assert.equal(await sendStatus(inRange(i)), 201);
     assert.equal(await sendStatus(inRange(10)), 403);
     assert.equal(await sendStatus(inRange(999)), 201, 'the allowed number goes through the block');
 
-    await t.services.fraud.allow(workspaceId, '+614123');
+    await t.services.fraud.allow(workspaceId, '+614123', OPERATOR);
     for (let i = 20; i < 60; i++)
       assert.equal(await sendStatus(inRange(i)), 201, `allowed range, number ${i}`);
-    await t.services.fraud.disallow(workspaceId, '+614123');
+    await t.services.fraud.disallow(workspaceId, '+614123', OPERATOR);
     assert.equal(await sendStatus(inRange(60)), 403, 'disallowed: the block holds again');
   });
 
   test('a block lifted by hand lets sends through at once, and the range starts afresh', async () => {
     for (let i = 0; i < 10; i++) assert.equal(await sendStatus(inRange(i)), 201);
     assert.equal(await sendStatus(inRange(10)), 403);
-    const lifted = await t.services.fraud.lift(workspaceId, '+61412345', 'ops@example.com');
+    const lifted = await t.services.fraud.lift(workspaceId, '+61412345', {
+      kind: 'account',
+      id: 'usr_ops',
+      email: 'ops@example.com',
+    });
     assert.equal(lifted.lifted.length, 1);
     for (let i = 10; i < 20; i++) assert.equal(await sendStatus(inRange(i)), 201);
     assert.equal(await sendStatus(inRange(20)), 403, 'ten new numbers trip it again');
@@ -130,24 +135,28 @@ describe('pumping guard: range velocity', () => {
     assert.equal(blocks.length, 2);
     assert.equal(blocks[1]?.lifted_by, 'ops@example.com');
     assert.equal(blocks[1]?.active, false);
-    await assert.rejects(t.services.fraud.lift(workspaceId, '+61412399', 'x'), { code: 'not_found' });
+    await assert.rejects(t.services.fraud.lift(workspaceId, '+61412399', OPERATOR), { code: 'not_found' });
   });
 
   test('settings changed take effect at the next send', async () => {
-    await t.services.fraud.setSettings(workspaceId, { range_limit: 3, block_seconds: 120 });
+    await t.services.fraud.setSettings(workspaceId, { range_limit: 3, block_seconds: 120 }, OPERATOR);
     for (let i = 0; i < 3; i++) assert.equal(await sendStatus(inRange(i)), 201);
     assertBlocked(await api.send({ phone: inRange(3) }), 120);
     clock.advance(120_000);
-    await t.services.fraud.setSettings(workspaceId, { range_window_seconds: 60 });
+    await t.services.fraud.setSettings(workspaceId, { range_window_seconds: 60 }, OPERATOR);
     assert.equal(await sendStatus(inRange(4)), 201, 'the earlier numbers are past the 60 s window');
   });
 
   test('a refused send does not count against the per-number send limit', async () => {
-    await t.services.fraud.setSettings(workspaceId, {
-      range_limit: 1,
-      range_window_seconds: 60,
-      block_seconds: 60,
-    });
+    await t.services.fraud.setSettings(
+      workspaceId,
+      {
+        range_limit: 1,
+        range_window_seconds: 60,
+        block_seconds: 60,
+      },
+      OPERATOR,
+    );
     assert.equal(await sendStatus(inRange(0)), 201);
     for (let n = 0; n < 10; n++) assert.equal(await sendStatus(inRange(1)), 403);
     clock.advance(60_000);
@@ -170,7 +179,11 @@ describe('pumping guard: range velocity', () => {
         payload: JSON.stringify({ phone: inRange(10) }),
       });
     assertBlocked(await send(), 3600);
-    await t.services.fraud.lift(workspaceId, '+61412345', 'ops@example.com');
+    await t.services.fraud.lift(workspaceId, '+61412345', {
+      kind: 'account',
+      id: 'usr_ops',
+      email: 'ops@example.com',
+    });
     const retried = await send();
     assert.equal(retried.statusCode, 201, retried.body);
     assert.equal(retried.headers['idempotent-replayed'], undefined);

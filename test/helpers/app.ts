@@ -119,7 +119,8 @@ export async function seedWorkspace(
 ): Promise<SeededWorkspace> {
   const ws = await services.workspaces.createWorkspace({ name: options.name ?? 'Acme' }, OPERATOR);
   // Suites of other rules send to many numbers of one range in minutes; the guard's own suites keep its default.
-  if (options.pumpingGuard !== 'default') await services.fraud.setSettings(ws.id, { range_limit: 1000 });
+  if (options.pumpingGuard !== 'default')
+    await services.fraud.setSettings(ws.id, { range_limit: 1000 }, OPERATOR);
   for (const n of options.numbers ?? [{ number: '+61491570156' }]) {
     await services.workspaces.addNumber({ workspaceId: ws.id, number: n.number, type: n.type }, OPERATOR);
   }

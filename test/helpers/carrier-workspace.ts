@@ -19,7 +19,7 @@ export async function twilioWorkspace(
 ): Promise<{ workspaceId: string; accountId: string; api: Client }> {
   const ws = await services.workspaces.createWorkspace({ name }, OPERATOR);
   // Suites of other rules send to many numbers of one range in minutes (the pumping guard's default is 10).
-  await services.fraud.setSettings(ws.id, { range_limit: 1000 });
+  await services.fraud.setSettings(ws.id, { range_limit: 1000 }, OPERATOR);
   const account = await services.carriers.addAccount(
     {
       workspaceId: ws.id,

@@ -32,6 +32,10 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'member.added': 'Member added',
   'signin.succeeded': 'Signed in',
   'signin.failed': 'Sign-in failed (wrong password)',
+  'fraud.settings_changed': 'Pumping guard settings changed',
+  'fraud.allow_added': 'Added to the allow list',
+  'fraud.allow_removed': 'Removed from the allow list',
+  'fraud.block_lifted': 'Range block lifted',
 };
 
 const ACTOR_LABELS: Record<string, string> = { cli: 'Operator (CLI)', system: 'System' };

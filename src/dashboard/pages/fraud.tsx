@@ -3,6 +3,7 @@
 // reads forms and shows what the service answers.
 import type { FastifyInstance } from 'fastify';
 import type { FC } from 'hono/jsx';
+import type { Actor } from '../../audit/actor.js';
 import { FRAUD_DEFAULTS, FRAUD_RANGES, type FraudSettingName } from '../../fraud/rules.js';
 import type { BlockView, FraudSettingsView } from '../../fraud/service.js';
 import type { Services } from '../../services.js';
@@ -10,7 +11,7 @@ import { ConfirmedAction } from '../components.js';
 import { type FormBody, field, formError } from '../forms.js';
 import { BASE, Csrf, Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
-import { sessionOf, workspaceOf } from '../session.js';
+import { actorOf, workspaceOf } from '../session.js';
 import { setFlash } from '../session-cookie.js';
 
 const PATH = `${BASE}/fraud`;
@@ -204,11 +205,11 @@ export function registerFraudPages(app: FastifyInstance, services: Pick<Services
   app.get('/fraud', async (request, reply) => renderPage(request, reply, await page(workspaceOf(request))));
 
   /** Runs a form action; success flashes and redirects, a refusal shows the page again under its status. */
-  function action(path: string, run: (workspaceId: string, body: FormBody, by: string) => Promise<string>) {
+  function action(path: string, run: (workspaceId: string, body: FormBody, by: Actor) => Promise<string>) {
     app.post(path, async (request, reply) => {
       const workspace = workspaceOf(request);
       try {
-        const text = await run(workspace.id, request.body as FormBody, sessionOf(request).user.email);
+        const text = await run(workspace.id, request.body as FormBody, actorOf(request));
         setFlash(reply, { kind: 'ok', text });
         return reply.redirect(PATH);
       } catch (err) {
@@ -218,22 +219,22 @@ export function registerFraudPages(app: FastifyInstance, services: Pick<Services
     });
   }
 
-  action('/fraud/settings', async (id, body) => {
+  action('/fraud/settings', async (id, body, by) => {
     const given = Object.fromEntries(
       (Object.keys(FRAUD_DEFAULTS) as FraudSettingName[]).map((name) => [name, wholeField(body, name)]),
     );
-    await fraud.setSettings(id, given);
+    await fraud.setSettings(id, given, by);
     return 'Pumping guard settings saved.';
   });
-  action('/fraud/allow', async (id, body) => {
-    const { allow } = await fraud.allow(id, field(body, 'prefix'));
+  action('/fraud/allow', async (id, body, by) => {
+    const { allow } = await fraud.allow(id, field(body, 'prefix'), by);
     return `Allow list: ${allow.length} entries.`;
   });
   app.post('/fraud/allow/remove', async (request, reply) => {
     const workspace = workspaceOf(request);
     const prefix = (request.query as { prefix?: unknown }).prefix;
     try {
-      await fraud.disallow(workspace.id, prefix);
+      await fraud.disallow(workspace.id, prefix, actorOf(request));
       setFlash(reply, { kind: 'ok', text: 'Removed from the allow list.' });
       return reply.redirect(PATH);
     } catch (err) {
