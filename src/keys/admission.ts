@@ -13,16 +13,8 @@ import { countRequest } from '../limits/request-limit.js';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared } from '../store/prepared.js';
 import type { Database } from '../store/tables.js';
+import type { SettingColumn } from '../workspaces/repository.js';
 import { admitInBatch } from './admission-batch.js';
-
-type WorkspaceColumn =
-  | 'name'
-  | 'allowed_countries'
-  | 'send_limit'
-  | 'send_window_seconds'
-  | 'request_limit_per_minute'
-  | 'guess_limit'
-  | 'guess_window_seconds';
 
 /**
  * The key and the settings of its workspace that requests use. The workspace's columns are scalar subqueries, not
@@ -33,7 +25,7 @@ function keyLookup(qc: QueryCreator<Database>, keyHash: string) {
   return qc
     .selectFrom('api_keys')
     .select((eb) => {
-      const ofWorkspace = <C extends WorkspaceColumn>(column: C) =>
+      const ofWorkspace = <C extends SettingColumn>(column: C) =>
         eb
           .selectFrom('workspaces')
           .select(column)

@@ -93,19 +93,18 @@ export function numbersWithoutCarrier(db: Db, workspaceId?: string): Promise<Num
   return query.orderBy('workspace_id').orderBy('seq').execute();
 }
 
+/** The settings of a workspace: what an operator may change, and what every API request reads with its key. */
+export type SettingColumn =
+  | 'name'
+  | 'allowed_countries'
+  | 'send_limit'
+  | 'send_window_seconds'
+  | 'request_limit_per_minute'
+  | 'guess_limit'
+  | 'guess_window_seconds';
+
 /** The settings an operator may change; updated_at moves with every change. */
-export type WorkspaceChanges = Partial<
-  Pick<
-    WorkspaceRow,
-    | 'name'
-    | 'allowed_countries'
-    | 'send_limit'
-    | 'send_window_seconds'
-    | 'request_limit_per_minute'
-    | 'guess_limit'
-    | 'guess_window_seconds'
-  >
->;
+export type WorkspaceChanges = Partial<Pick<WorkspaceRow, SettingColumn>>;
 
 export async function updateWorkspace(
   db: Db,
