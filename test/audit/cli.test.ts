@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { AUDIT_ACTIONS } from '../../src/vocabulary/audit-actions.js';
-import { TWILIO } from '../helpers/carrier-fixtures.js';
+import { TWILIO, twilioArgs } from '../helpers/carrier-fixtures.js';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
 import { type CliResult, cliJson, runCli } from '../helpers/process.js';
 
@@ -106,16 +106,7 @@ describe('audit trail: the CLI', () => {
 
   test('carrier add, number set-carrier, carrier rotate and remove; the base URL kept as its origin only', () => {
     const added = entryOf([
-      'carrier',
-      'add',
-      '--workspace',
-      ws,
-      '--type',
-      'twilio',
-      '--account-sid',
-      TWILIO.accountSid,
-      '--auth-token',
-      TWILIO.authToken,
+      ...twilioArgs(ws),
       '--base-url',
       'https://edge.example.com/twilio?token=not-in-the-trail',
     ]);

@@ -8,7 +8,7 @@ import { before, describe, test } from 'node:test';
 import { createServices } from '../../src/services.js';
 import { openStore } from '../../src/store/database.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { SMPP, TELNYX, TWILIO, VONAGE } from '../helpers/carrier-fixtures.js';
+import { SMPP, TELNYX, TWILIO, twilioArgs, VONAGE } from '../helpers/carrier-fixtures.js';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
 import { cliJson, runCli } from '../helpers/process.js';
 
@@ -24,19 +24,6 @@ const SECRETS = [
 function assertNoSecret(output: string): void {
   for (const secret of SECRETS) assert.equal(output.includes(secret), false, `printed a secret: ${output}`);
 }
-
-const twilioArgs = (ws: string) => [
-  'carrier',
-  'add',
-  '--workspace',
-  ws,
-  '--type',
-  'twilio',
-  '--account-sid',
-  TWILIO.accountSid,
-  '--auth-token',
-  TWILIO.authToken,
-];
 
 describe('CLI: carrier accounts', () => {
   const { dir, env } = cliSuiteEnv();

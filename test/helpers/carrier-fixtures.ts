@@ -31,3 +31,17 @@ export const VONAGE = {
 export const VONAGE_PUBLIC_KEY = rsa.publicKey;
 
 export const SMPP = { host: 'smsc.example.net', port: 2775, systemId: 'acme', password: 'smpp-pass-1' };
+
+/** `carrier add` of a Twilio account with TWILIO's credentials, as CLI arguments (without --json). */
+export const twilioArgs = (ws: string): string[] => [
+  'carrier',
+  'add',
+  '--workspace',
+  ws,
+  '--type',
+  'twilio',
+  '--account-sid',
+  TWILIO.accountSid,
+  '--auth-token',
+  TWILIO.authToken,
+];

@@ -11,7 +11,7 @@ import { SECRET_FILE } from '../../src/secret.js';
 import { signLikeTwilio, startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
 import type { Verification } from '../helpers/api-types.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { TWILIO } from '../helpers/carrier-fixtures.js';
+import { TWILIO, twilioArgs } from '../helpers/carrier-fixtures.js';
 import { twilioWorkspaceWithCli } from '../helpers/carrier-workspace.js';
 import { assertCleanFailure, callServer, cliSuiteEnv, createWorkspace } from '../helpers/cli-setup.js';
 import { eventually } from '../helpers/eventually.js';
@@ -183,21 +183,7 @@ describe('changing the server secret', () => {
     const server = servers[0];
     assert.ok(server);
     // Another process, wrongly configured with its own secret, adds an account to the same database.
-    const stray = cliJson<{ id: string }>(
-      [
-        'carrier',
-        'add',
-        '--workspace',
-        ws,
-        '--type',
-        'twilio',
-        '--account-sid',
-        TWILIO.accountSid,
-        '--auth-token',
-        TWILIO.authToken,
-      ],
-      { ...env, PHONE_VERIFY_SECRET: SECRET_C },
-    );
+    const stray = cliJson<{ id: string }>(twilioArgs(ws), { ...env, PHONE_VERIFY_SECRET: SECRET_C });
     const res = await statusCallback(server, stray.id, 'SM0123');
     assert.equal(res.status, 503);
     assert.equal(res.headers.get('retry-after'), '60');

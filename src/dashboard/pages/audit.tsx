@@ -8,6 +8,7 @@ import { type AuditFilter, parseAuditFilter } from '../../audit/filter.js';
 import type { AuditEntryView, AuditPage } from '../../audit/log.js';
 import type { Services } from '../../services.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../../vocabulary/audit-actions.js';
+import { Pager } from '../components.js';
 import { formError } from '../forms.js';
 import { BASE, Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
@@ -200,18 +201,10 @@ function AuditPageView(data: {
           </table>
         </div>
       )}
-      <nav aria-label="Pages" class="pager">
-        <ul>{shown.before && <li>{<a href={auditHref(shown)}>« Newest</a>}</li>}</ul>
-        <ul>
-          {page.older && (
-            <li>
-              <a href={auditHref(shown, page.older)} rel="next">
-                Older »
-              </a>
-            </li>
-          )}
-        </ul>
-      </nav>
+      <Pager
+        newest={shown.before ? auditHref(shown) : undefined}
+        older={page.older ? auditHref(shown, page.older) : undefined}
+      />
     </Layout>
   );
 }

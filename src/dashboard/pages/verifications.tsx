@@ -5,6 +5,7 @@ import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
 import { type LogFilter, type LogPage, maskPhone, parseLogFilter } from '../../verification/log.js';
 import { STATUSES } from '../../vocabulary/statuses.js';
+import { Pager } from '../components.js';
 import { Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
 import { workspaceOf } from '../session.js';
@@ -153,18 +154,10 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
           may match too: see the older page.
         </p>
       )}
-      <nav aria-label="Pages" class="pager">
-        <ul>{filter.before && <li>{<a href={logHref(filter)}>« Newest</a>}</li>}</ul>
-        <ul>
-          {page.older && (
-            <li>
-              <a href={logHref(filter, page.older)} rel="next">
-                Older »
-              </a>
-            </li>
-          )}
-        </ul>
-      </nav>
+      <Pager
+        newest={filter.before ? logHref(filter) : undefined}
+        older={page.older ? logHref(filter, page.older) : undefined}
+      />
     </Layout>
   );
 }
