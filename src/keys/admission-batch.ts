@@ -10,7 +10,6 @@
 // one transaction: it fails or succeeds whole, and each of its requests gets its outcome.
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../store/database.js';
-import type { AdmissionInputs, AdmissionRow } from './admission.js';
 
 /** Requests in one statement at most (the arrays are parameters: no SQL grows with the batch). */
 const MAX_BATCH = 256;
@@ -48,7 +47,22 @@ select k.*, c.count as batch_total, set_config('synchronous_commit', 'off', true
 from k left join counted c on k.admits and c.workspace_id = k.workspace_id and c.window_start = k.req_window
 order by k.ord`;
 
-type BatchRow = Omit<AdmissionRow, 'request_count'> & {
+export type AdmissionInputs = {
+  keyHash: string;
+  now: number;
+  windowStart: number;
+  /** The scope the route needs; null when any valid key will do. */
+  scope: string | null;
+};
+
+/**
+ * A key's row as the statement reads it (the columns keys/admission.ts's look-up gives, in SQL of its own), with
+ * the request's count when its key admitted it.
+ */
+type KeyRow = { workspace_id: string } & Record<string, unknown>;
+type Counted = KeyRow & { request_count: number | null };
+
+type BatchRow = KeyRow & {
   ord: number;
   req_window: number;
   admits: boolean;
@@ -58,12 +72,12 @@ type BatchRow = Omit<AdmissionRow, 'request_count'> & {
 
 interface Pending {
   inputs: AdmissionInputs;
-  resolve: (row: AdmissionRow | undefined) => void;
+  resolve: (row: Counted | undefined) => void;
   reject: (err: unknown) => void;
 }
 
 /** Each admitted row's own count: the batch's increment of its window, handed out in arrival order. */
-function assignCounts(rows: readonly BatchRow[]): Map<number, AdmissionRow> {
+function assignCounts(rows: readonly BatchRow[]): Map<number, Counted> {
   const admittedPerWindow = new Map<string, number>();
   for (const row of rows) {
     if (!row.admits) continue;
@@ -71,7 +85,7 @@ function assignCounts(rows: readonly BatchRow[]): Map<number, AdmissionRow> {
     admittedPerWindow.set(window, (admittedPerWindow.get(window) ?? 0) + 1);
   }
   const handedOut = new Map<string, number>();
-  const byOrdinal = new Map<number, AdmissionRow>();
+  const byOrdinal = new Map<number, Counted>();
   for (const row of rows) {
     const { ord, req_window, admits, batch_total, relaxed_commit: _, ...key } = row;
     let requestCount: number | null = null;
@@ -129,21 +143,27 @@ function createBatcher(db: Db) {
     setImmediate(flush);
   }
 
-  return (inputs: AdmissionInputs): Promise<AdmissionRow | undefined> =>
+  return (inputs: AdmissionInputs): Promise<Counted | undefined> =>
     new Promise((resolve, reject) => {
       queue.push({ inputs, resolve, reject });
       schedule();
     });
 }
 
-const batchers = new WeakMap<Db, (inputs: AdmissionInputs) => Promise<AdmissionRow | undefined>>();
+const batchers = new WeakMap<Db, (inputs: AdmissionInputs) => Promise<Counted | undefined>>();
 
-/** Admits through the batch of `db` (a PostgreSQL database, never a transaction). */
-export function admitInBatch(db: Db, inputs: AdmissionInputs): Promise<AdmissionRow | undefined> {
+/**
+ * Admits through the batch of `db` (a PostgreSQL database, never a transaction): the key's row of type `K` (its
+ * columns are the statement's; the caller names their type) with the request's count.
+ */
+export function admitInBatch<K>(
+  db: Db,
+  inputs: AdmissionInputs,
+): Promise<(K & { request_count: number | null }) | undefined> {
   let admit = batchers.get(db);
   if (!admit) {
     admit = createBatcher(db);
     batchers.set(db, admit);
   }
-  return admit(inputs);
+  return admit(inputs) as Promise<(K & { request_count: number | null }) | undefined>;
 }

@@ -14,7 +14,7 @@ import type { Db } from '../store/database.js';
 import { dialectOf, prepared } from '../store/prepared.js';
 import type { Database } from '../store/tables.js';
 import type { SettingColumn } from '../workspaces/repository.js';
-import { admitInBatch } from './admission-batch.js';
+import { type AdmissionInputs, admitInBatch } from './admission-batch.js';
 
 /**
  * The key and the settings of its workspace that requests use. The workspace's columns are scalar subqueries, not
@@ -51,14 +51,6 @@ function keyLookup(qc: QueryCreator<Database>, keyHash: string) {
     .where('api_keys.key_hash', '=', keyHash);
 }
 
-export type AdmissionInputs = {
-  keyHash: string;
-  now: number;
-  windowStart: number;
-  /** The scope the route needs; null when any valid key will do. */
-  scope: string | null;
-};
-
 const findKey = prepared((db, p: { keyHash: string }) => keyLookup(db, p.keyHash));
 export type KeyLookupRow = NonNullable<Awaited<ReturnType<typeof findKey>>['rows'][number]>;
 export type AdmissionRow = KeyLookupRow & { request_count: number | null };
@@ -75,7 +67,7 @@ export function keyAdmits(
 
 /** The key of `keyHash` with its request counted when it admits one; undefined for an unknown key. */
 export async function admit(db: Db, p: AdmissionInputs): Promise<AdmissionRow | undefined> {
-  if (dialectOf(db) === 'postgres') return admitInBatch(db, p);
+  if (dialectOf(db) === 'postgres') return admitInBatch<KeyLookupRow>(db, p);
   const row = (await findKey(db, { keyHash: p.keyHash })).rows[0];
   if (!row) return undefined;
   if (!keyAdmits(row, p.now, p.scope)) return { ...row, request_count: null };
