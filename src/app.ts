@@ -21,6 +21,7 @@ import { newId } from './ids.js';
 import { authenticateRequests } from './keys/auth-hook.js';
 import { KEY_PREFIX } from './keys/key-format.js';
 import { pingRoutes } from './keys/routes.js';
+import { metricsRoute } from './metrics/serve.js';
 import type { Services } from './services.js';
 import { verificationRoutes } from './verification/routes.js';
 
@@ -50,12 +51,16 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** MAX_CONNECTIONS: the connections the server holds at most once listening (default: no limit). */
   maxConnections?: number;
+  /** METRICS_TOKEN: GET /metrics on this app for `Authorization: Bearer <token>` (default: no such route). */
+  metricsToken?: string;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const app = Fastify({
-    logger: options.logger ?? false,
+    // Always a logger (silent unless given): Fastify reports each finished request to the log controller, which
+    // counts it for the metrics, only where one is configured.
+    logger: options.logger ?? { level: 'silent' },
     bodyLimit: BODY_LIMIT_BYTES,
     ...requestTimeoutOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     // Unreadable and timed-out requests: a problem body, and a log line without the request's bytes.
@@ -63,7 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     // From the id generator's pooled randomness: no system call per request.
     genReqId: () => newId('req'),
-    logController: new OneLineRequestLog(),
+    logController: new OneLineRequestLog(services.metrics),
     ajv: {
       // Strict input: no coercion ("6" is not an integer), unknown fields are errors, every error is named.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true },
@@ -141,6 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
 
   await app.register(healthRoutes(services.health));
+  if (options.metricsToken !== undefined) metricsRoute(app, services.metrics.registry, options.metricsToken);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboard, {
     prefix: '/dashboard',

@@ -41,6 +41,10 @@ const EnvSchema = Type.Object({
   // Unset: derived from the process's descriptor limit (src/http/connections.ts).
   MAX_CONNECTIONS: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   NODE_ENV: Type.Optional(Type.String()),
+  // Prometheus metrics: a listener of their own (0: any free port), and/or /metrics on PORT behind a token.
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 1024, pattern: '^[\\x21-\\x7e]+$' })),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -64,6 +68,14 @@ export interface Config {
   readonly maxConnections: number | undefined;
   /** Days audit entries are kept before the sweeper deletes them. */
   readonly auditRetentionDays: number;
+  /** Where the Prometheus metrics are served (docs/metrics.md); port and token both undefined: nowhere. */
+  readonly metrics: {
+    /** METRICS_PORT: a listener of their own on `host`. */
+    readonly port: number | undefined;
+    readonly host: string;
+    /** METRICS_TOKEN: GET /metrics on the main port, for `Authorization: Bearer <token>`. */
+    readonly token: string | undefined;
+  };
   readonly delivery: {
     /** How long a send waits for its first hand-over before answering. */
     readonly waitMs: number;
@@ -127,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    metrics: Object.freeze({ port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST, token: e.METRICS_TOKEN }),
     delivery: Object.freeze({
       waitMs: e.DELIVERY_WAIT_MS,
       pollMs: e.DELIVERY_POLL_MS,

@@ -7,6 +7,7 @@ export const ERROR_CATALOGUE = {
   malformed_api_key: { status: 401, title: 'Malformed API key' },
   invalid_api_key: { status: 401, title: 'Invalid API key' },
   invalid_credentials: { status: 401, title: 'Invalid credentials' },
+  invalid_metrics_token: { status: 401, title: 'Invalid metrics token' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   invalid_signature: { status: 403, title: 'Invalid signature' },
   destination_blocked: { status: 403, title: 'Destination blocked' },

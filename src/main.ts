@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, LOG_REDACT_PATHS } from './app.js';
 import type { Config } from './config.js';
 import { connectionLimit } from './http/connections.js';
+import { type MetricsServer, startMetricsServer } from './metrics/serve.js';
 import type { StartCheck } from './secret-rotation.js';
 import { createServices, type Services } from './services.js';
 import { openStore } from './store/database.js';
@@ -30,6 +31,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let log: FastifyBaseLogger | undefined;
   let services: Services;
   let sealed: StartCheck;
+  let metricsServer: MetricsServer | undefined;
   try {
     services = createServices({
       store,
@@ -49,17 +51,33 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     // A secret that no longer opens the carrier accounts stops the start here, saying what to do.
     sealed = await services.secretRotation.checkAtStart();
     if (sealed.refusal) throw new Error(sealed.refusal);
+    // Before the app and any background work: a port already taken stops the start here.
+    if (config.metrics.port !== undefined) {
+      metricsServer = await startMetricsServer(
+        services.metrics.registry,
+        config.metrics.host,
+        config.metrics.port,
+      ).catch((err: Error) => {
+        throw new Error(
+          `the metrics listener could not start on ${config.metrics.host}:${config.metrics.port}: ${err.message}`,
+        );
+      });
+    }
   } catch (err) {
     await store.close();
     throw err;
   }
   store.serveInBackground();
+  // What a scrape reads: process metrics, the delivery queue, the pool; every statement is timed from here on.
+  services.metrics.collect({ queue: () => services.dispatcher.queue(), pool: store.poolStats });
+  store.observeQueries((seconds) => services.metrics.query(seconds));
   const connections = connectionLimit(config.maxConnections, config.database.poolMax ?? 0);
   const app = await buildApp({
     services,
     production: config.production,
     requestTimeoutMs: config.requestTimeoutMs,
     maxConnections: connections.maxConnections,
+    metricsToken: config.metrics.token,
     logger: {
       level: config.logLevel,
       redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
@@ -67,6 +85,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     },
   });
   log = app.log;
+  if (metricsServer) app.log.info({ metrics_url: metricsServer.url }, 'metrics served for Prometheus');
   for (const warning of [...services.startupWarnings, ...sealed.warnings]) app.log.warn(warning);
   app.log.info(
     {
@@ -105,6 +124,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
+    await metricsServer?.close();
     await stopDispatcher();
     // After the last hand-over, before the store: receipts still arriving are applied until the unbind.
     await services.carrierRuntime.close();
@@ -117,8 +137,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 
   const address = await app.listen({ port: config.port, host: config.host });
   if (options.json) {
-    process.stdout.write(
-      `${JSON.stringify({ url: address, database: store.dialect, public_url: config.publicUrl })}\n`,
-    );
+    const started = { url: address, database: store.dialect, public_url: config.publicUrl };
+    process.stdout.write(`${JSON.stringify({ ...started, metrics_url: metricsServer?.url })}\n`);
   }
 }

@@ -29,6 +29,7 @@ import { createFraudService, type FraudService } from './fraud/service.js';
 import type { Health } from './http/health.js';
 import { createKeyService, type KeyService } from './keys/service.js';
 import { createRequestLimiter, type RequestLimiter } from './limits/request-limit.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { deriveKeys, loadServerSecrets } from './secret.js';
 import { createSecretRotation, type SecretRotation } from './secret-rotation.js';
 import { createOverview, type Overview } from './stats/overview.js';
@@ -78,6 +79,8 @@ export interface Services {
   carrierRuntime: CarrierRuntimes;
   /** Carrier status callbacks applied to the verification they concern (the webhooks). */
   statusReports: CarrierStatusReports;
+  /** The process's Prometheus metrics: what the routes and delivery count, served where the operator says. */
+  metrics: Metrics;
   /** Changing the server secret: the start-up check and `secret reseal`. */
   secretRotation: SecretRotation;
   /** What could not be made private on disk (files or folders the process does not own): each edge logs them. */
@@ -132,6 +135,7 @@ export function createServices(deps: {
     warnings: startupWarnings,
   });
   const db = store.db;
+  const metrics = createMetrics({ store: store.dialect });
   // Written by each service that changes something, in the transaction of the change.
   const audit = createAuditRecorder({ clock });
   const workspaces = createWorkspaceService({ db, clock, audit });
@@ -171,6 +175,7 @@ export function createServices(deps: {
     random: deps.delivery?.random,
     warn: deps.delivery?.log?.warn,
     carrierTypes,
+    metrics,
   });
   const retentionDays = deps.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const fraud = createFraudService({ db, clock, workspaces, audit, retentionDays });
@@ -182,6 +187,7 @@ export function createServices(deps: {
     deliveryWaitMs: deps.delivery?.waitMs ?? DEFAULT_DELIVERY_WAIT_MS,
     carrierTypes,
     fraud,
+    metrics,
   });
   const requestLimiter = createRequestLimiter({ clock });
   const retention = createRetention({
@@ -222,6 +228,7 @@ export function createServices(deps: {
     carrierRuntime,
     statusReports,
     secretRotation: createSecretRotation({ secrets, carriers, dispatcher }),
+    metrics,
     startupWarnings,
     publicUrl: deps.publicUrl,
     committed: store.committed,

@@ -4,6 +4,7 @@
 // transient failure (the next attempt is scheduled with backoff, unless the code would expire first).
 import type { Clock } from '../clock.js';
 import { toTimestamp } from '../clock.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { unsealWithAny } from '../sealing.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
@@ -37,7 +38,14 @@ export interface DeliveryAttemptDeps {
   committed: () => Promise<void> | undefined;
   /** Which channels each carrier carries (fail-over only moves to a number that can send on the channel). */
   carrierTypes: readonly CarrierChannels[];
+  metrics: DeliveryMetrics;
 }
+
+/** What the attempts count: each hand-over's result, retries, fail-overs and give-ups. */
+export type DeliveryMetrics = Pick<
+  Metrics,
+  'deliveryAttempt' | 'deliveryRetry' | 'deliveryFailover' | 'deliveryGaveUp'
+>;
 
 type Attempt =
   | { kind: 'handed_over'; provider: string; providerId: string }
@@ -63,7 +71,7 @@ function outboundMessage(row: VerificationsTable, from: string, code: string): O
 }
 
 export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
-  const { db, clock, providers, jobKeys, random, warn } = deps;
+  const { db, clock, providers, jobKeys, random, warn, metrics } = deps;
   const timeline = createTimeline({
     db,
     clock,
@@ -135,6 +143,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       `Gave up after ${job.attempts} failed hand-over attempt(s): ${why}`,
       MAX_ERROR_MESSAGE,
     );
+    metrics.deliveryGaveUp(held?.channel ?? 'unknown');
     return settle(
       job,
       token,
@@ -191,6 +200,8 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     // no verification knows); a local hand-over commits with it instead.
     if (!provider.local) await deps.committed();
     const result = await handOver(provider, outboundMessage(row, sender.number, code));
+    metrics.deliveryAttempt(row.channel, result.provider, result.kind);
+    if (sender.number !== row.from_number) metrics.deliveryFailover(row.channel);
     const about = { verificationId: row.id, workspaceId: row.workspace_id };
 
     if (result.kind === 'handed_over') {
@@ -254,6 +265,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     ) {
       return undefined; // The lease ran out and another process holds the job now: it records what comes next.
     }
+    metrics.deliveryRetry(row.channel, result.provider);
     const next = senders[failed.attempts % senders.length] ?? sender;
     const message = `Not handed over yet: attempt ${failed.attempts} failed (${lastError}); attempt ${failed.attempts + 1} (from ${next.number}) is due at ${toTimestamp(nextAttemptAt)}.`;
     await repo.recordRetryPending(

@@ -5,13 +5,14 @@
 // rejected, no longer wanted, or out of time; its row (and the sealed code in it) is then deleted.
 import type { Clock } from '../clock.js';
 import { newToken } from '../ids.js';
+import type { QueueReading } from '../metrics/metrics.js';
 import { type ResealTally, resealAll, seal } from '../sealing.js';
 import type { KeyRing } from '../secret.js';
 import type { Store } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
 import type { CarrierChannels } from '../workspaces/channels.js';
 import type { SenderRow } from '../workspaces/repository.js';
-import { createDeliveryAttempts } from './attempt.js';
+import { createDeliveryAttempts, type DeliveryMetrics } from './attempt.js';
 import { leaseMsFor } from './backoff.js';
 import * as jobs from './jobs.js';
 import type { ProviderRouter } from './provider.js';
@@ -35,6 +36,7 @@ export interface DispatcherDeps {
   warn?: (message: string, err?: unknown) => void;
   /** Which channels each carrier carries. */
   carrierTypes: readonly CarrierChannels[];
+  metrics: DeliveryMetrics;
 }
 
 /** A job the send has just committed, held by that send for its first attempt. */
@@ -59,6 +61,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     warn,
     carrierTypes: deps.carrierTypes,
     committed: store.committed,
+    metrics: deps.metrics,
   });
   const inFlight = new Set<Promise<unknown>>();
 
@@ -146,6 +149,14 @@ export function createDispatcher(deps: DispatcherDeps) {
         rows,
         write ? (id, from, to) => jobs.replaceSealedCode(db, id, from, to) : undefined,
       );
+    },
+
+    /** The queue now, for a metrics scrape: read through the store's reader (off the serving thread on SQLite). */
+    async queue(): Promise<QueueReading> {
+      const now = clock.now();
+      const stats = await jobs.queueStats(store.reader, now);
+      const age = stats.oldestCreatedAt === null ? 0 : Math.max(0, now - stats.oldestCreatedAt) / 1000;
+      return { queued: stats.queued, due: stats.due, oldestAgeSeconds: age };
     },
 
     /** Deletes the jobs of codes nobody wants any more (the sweeper's part); how many. */

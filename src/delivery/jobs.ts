@@ -137,3 +137,22 @@ export async function deleteUnwantedJobs(db: Db): Promise<number> {
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The queue as a metrics scrape sees it: jobs waiting, jobs due now, and when the oldest was queued. */
+export async function queueStats(
+  db: Db,
+  now: number,
+): Promise<{ queued: number; due: number; oldestCreatedAt: number | null }> {
+  const row = await db
+    .selectFrom('delivery_jobs')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('queued'),
+      // Due and free, as the dispatcher's poll sees it (a job held by a live attempt is not waiting).
+      sql<
+        number | string | null
+      >`sum(case when next_attempt_at <= ${now} and lease_until <= ${now} then 1 else 0 end)`.as('due'),
+      eb.fn.min<number | null>('created_at').as('oldest'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { queued: Number(row.queued), due: Number(row.due ?? 0), oldestCreatedAt: row.oldest };
+}

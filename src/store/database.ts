@@ -5,7 +5,7 @@ import pg from 'pg';
 import { type DatabaseOptions, DEFAULT_DATABASE_POOL_MAX, DEFAULT_STATEMENT_TIMEOUT_MS } from '../config.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { attachSqlite } from './sqlite.js';
-import { prepareNamedStatements } from './statement-cache.js';
+import { prepareNamedStatements, type QueryTiming } from './statement-cache.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -32,6 +32,10 @@ export interface Store {
   readonly dataDir: string;
   /** Files or folders of the store that could not be made owner-only (not the process's own): for the log. */
   readonly warnings: readonly string[];
+  /** Each statement's duration in seconds goes to `observe` from now on (the serving process's metrics). */
+  observeQueries(observe: (seconds: number) => void): void;
+  /** The PostgreSQL pool's connections now; undefined on SQLite (one connection). */
+  readonly poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
   /** Ready to serve: the database answers and every migration is applied. Throws otherwise. */
   checkReady(): Promise<void>;
   close(): Promise<void>;
@@ -48,7 +52,11 @@ export function parseDatabaseUrl(url: string): { dialect: Dialect; target: strin
 // PostgreSQL bigint (epoch milliseconds) arrives as a string by default; every value here fits a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-function openPostgres(url: string, options: DatabaseOptions): Kysely<Database> {
+function openPostgres(
+  url: string,
+  options: DatabaseOptions,
+): { db: Kysely<Database>; pool: pg.Pool; timing: QueryTiming } {
+  const timing: QueryTiming = { observe: undefined };
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? DEFAULT_DATABASE_POOL_MAX,
@@ -68,9 +76,9 @@ function openPostgres(url: string, options: DatabaseOptions): Kysely<Database> {
   pool.on('error', () => {});
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    prepareNamedStatements(client);
+    prepareNamedStatements(client, timing);
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool, timing };
 }
 
 export async function openStore(options: DatabaseOptions | string): Promise<Store> {
@@ -85,6 +93,8 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     committed(): Promise<void> | undefined;
     checkpointInBackground(): void;
     warnings: readonly string[];
+    observeQueries(observe: (seconds: number) => void): void;
+    poolStats?: () => { total: number; idle: number; waiting: number };
   };
   let close: () => Promise<void>;
   if (dialect === 'sqlite') {
@@ -92,14 +102,24 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     opened = file;
     close = file.release;
   } else {
-    const db = openPostgres(target, opts);
+    const { db, pool, timing } = openPostgres(target, opts);
     try {
       await migrateToLatest(db);
     } catch (err) {
       await db.destroy();
       throw err;
     }
-    opened = { db, reader: db, committed: () => undefined, checkpointInBackground: () => {}, warnings: [] };
+    opened = {
+      db,
+      reader: db,
+      committed: () => undefined,
+      checkpointInBackground: () => {},
+      warnings: [],
+      observeQueries: (observe) => {
+        timing.observe = observe;
+      },
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
     close = () => db.destroy();
   }
   const { db, reader } = opened;
@@ -111,6 +131,8 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     warnings: opened.warnings,
     committed: () => opened.committed(),
     serveInBackground: () => opened.checkpointInBackground(),
+    observeQueries: (observe) => opened.observeQueries(observe),
+    poolStats: opened.poolStats,
     async checkReady() {
       await sql`select 1`.execute(db);
       const pending = await pendingMigrations(db);

@@ -66,6 +66,8 @@ export class GroupCommitSqliteDriver implements Driver {
   /** A request's transaction is open inside the group: the group commits after it ends, never in its middle. */
   #inTransaction = false;
   #flushDue = false;
+  /** Told each statement's duration in seconds (the metrics), once a serving process asks. */
+  #observe: ((seconds: number) => void) | undefined;
 
   constructor(database: SQLite.Database) {
     this.#database = database;
@@ -110,7 +112,13 @@ export class GroupCommitSqliteDriver implements Driver {
     return this.run<R>(this.#database, query);
   }
 
+  /** From now on, each statement's duration in seconds goes to `observe`. */
+  observeQueries(observe: (seconds: number) => void): void {
+    this.#observe = observe;
+  }
+
   run<R>(database: SQLite.Database, query: CompiledQuery): QueryResult<R> {
+    const started = this.#observe ? performance.now() : 0;
     const statement = database.prepare(query.sql);
     const parameters = query.parameters as unknown[];
     if (this.#grouping && !statement.readonly) this.#openGroup();
@@ -121,6 +129,8 @@ export class GroupCommitSqliteDriver implements Driver {
     } catch (err) {
       this.#checkGroup(err);
       throw err;
+    } finally {
+      this.#observe?.((performance.now() - started) / 1000);
     }
   }
 

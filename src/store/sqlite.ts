@@ -60,6 +60,8 @@ export interface SqliteFile {
   release(): Promise<void>;
   /** What could not be made private at open (files or a directory the process does not own), for the log. */
   readonly warnings: readonly string[];
+  /** Each statement's duration in seconds goes to `observe` from now on (the serving process's metrics). */
+  observeQueries(observe: (seconds: number) => void): void;
 }
 
 interface Shared {
@@ -165,5 +167,6 @@ export async function attachSqlite(target: string): Promise<SqliteFile> {
     checkpointInBackground: () => file.checkpointEvery(BACKGROUND_CHECKPOINT_MS),
     release,
     warnings: file.warnings,
+    observeQueries: (observe) => file.driver.observeQueries(observe),
   };
 }

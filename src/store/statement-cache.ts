@@ -51,8 +51,24 @@ function statementName(text: string): string {
  * text), which pg prepares once per connection and then only binds. A statement whose plan a schema change
  * invalidated runs unnamed from then on, on that connection.
  */
-export function prepareNamedStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
+/** Where the statements' durations go, set once the pool exists (undefined: not timed). */
+export interface QueryTiming {
+  observe: ((seconds: number) => void) | undefined;
+}
+
+export function prepareNamedStatements(client: pg.PoolClient, timing?: QueryTiming): void {
+  const untimed = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
+  // Each statement's round trip (what the store runs: text and values), timed once a serving process asks.
+  const query = async (...args: unknown[]): Promise<pg.QueryResult> => {
+    const observe = timing?.observe;
+    if (!observe) return untimed(...args);
+    const started = performance.now();
+    try {
+      return await untimed(...args);
+    } finally {
+      observe((performance.now() - started) / 1000);
+    }
+  };
   const invalidated = new Set<string>();
   const named = async (text: string, values: unknown[]): Promise<pg.QueryResult> => {
     const name = statementName(text);
@@ -68,6 +84,7 @@ export function prepareNamedStatements(client: pg.PoolClient): void {
   client.query = ((...args: unknown[]) => {
     const [text, values] = args;
     if (typeof text === 'string' && Array.isArray(values) && args.length === 2) return named(text, values);
-    return query(...args);
+    // Anything else (a cursor's submittable, a callback) passes through as pg returns it.
+    return untimed(...args);
   }) as typeof client.query;
 }

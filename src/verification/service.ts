@@ -8,6 +8,8 @@ import { type FraudService, refusalError } from '../fraud/service.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
 import { countGuessFailure, enforceGuessCeiling, holdGuessCeiling } from '../limits/guess-ceiling.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/outcomes.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
@@ -44,6 +46,8 @@ export interface VerificationDeps {
   fraud: Pick<FraudService, 'guardSend'>;
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
+  /** Sends and checks, counted by outcome. */
+  metrics: Pick<Metrics, 'send' | 'check'>;
 }
 
 /** JSON of the caller's metadata; undefined when it nests too deeply to serialise (never a 500 for input). */
@@ -103,7 +107,7 @@ export function createVerificationService(deps: VerificationDeps) {
     );
   }
 
-  return {
+  const service = {
     async send(principal: Principal, body: SendBody): Promise<Verification> {
       // The workspace as this request's key lookup read it.
       const ws = principal.workspace;
@@ -185,7 +189,9 @@ export function createVerificationService(deps: VerificationDeps) {
       const known = { row, senders: numbers };
       const handedOver = await waitAtMost(dispatcher.firstAttempt(job, code, known), deliveryWaitMs);
       // The settled hand-over returns the row it wrote; only a send still retrying or past the deadline reads it.
-      return presentVerification(handedOver ?? (await requireVerification(ws.id, row.id)));
+      const sent = handedOver ?? (await requireVerification(ws.id, row.id));
+      deps.metrics.send(channel, acceptedSendOutcome(sent), sent.delivery_provider ?? 'none');
+      return presentVerification(sent);
     },
 
     async check(principal: Principal, body: CheckBody): Promise<CheckResult> {
@@ -265,6 +271,14 @@ export function createVerificationService(deps: VerificationDeps) {
       const { code_hash: _, ...verification } = await settled(await requireVerification(workspaceId, id));
       return { verification, events: await listEvents(db, workspaceId, id) };
     },
+  };
+  // Refused sends and every check's answer are counted as they settle (accepted sends where they are made).
+  return {
+    ...service,
+    send: (principal: Principal, body: SendBody) =>
+      countRefusedSend(deps.metrics, body.channel ?? 'voice', service.send(principal, body)),
+    check: (principal: Principal, body: CheckBody) =>
+      countCheck(deps.metrics, service.check(principal, body)),
   };
 }
 

@@ -70,6 +70,8 @@ export async function createTestApp(
     carrierTypes?: readonly AnyCarrier[];
     /** AUDIT_RETENTION_DAYS (default: the service's). */
     auditRetentionDays?: number;
+    /** METRICS_TOKEN: GET /metrics on the app (default: no such route). */
+    metricsToken?: string;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
@@ -83,7 +85,7 @@ export async function createTestApp(
     carrierTypes: options.carrierTypes,
     auditRetentionDays: options.auditRetentionDays,
   });
-  const app = await buildApp({ services });
+  const app = await buildApp({ services, metricsToken: options.metricsToken });
   await app.ready();
   return {
     app,

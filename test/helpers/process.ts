@@ -31,6 +31,8 @@ export function cliJson<T = Record<string, unknown>>(args: string[], env: Record
 
 export interface ServerProcess {
   url: string;
+  /** The whole JSON line `serve --json` printed once listening. */
+  started: Record<string, unknown>;
   child: ChildProcess;
   /** Everything the server wrote to stderr (its logs, with --json) since it started. */
   stderr(): string;
@@ -55,9 +57,10 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
       throw new Error(`server exited with ${code}: ${stderr}`);
     }),
   ]);
-  const { url } = JSON.parse(first) as { url: string };
+  const started = JSON.parse(first) as { url: string };
   return {
-    url,
+    url: started.url,
+    started,
     child,
     stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
