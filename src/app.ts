@@ -51,8 +51,11 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** MAX_CONNECTIONS: the connections the server holds at most once listening (default: no limit). */
   maxConnections?: number;
-  /** METRICS_TOKEN: GET /metrics on this app for `Authorization: Bearer <token>` (default: no such route). */
-  metricsToken?: string;
+  /**
+   * The process serves its metrics (METRICS_PORT or METRICS_TOKEN set): requests are timed for them, and with a
+   * token GET /metrics is served on this app for `Authorization: Bearer <token>`. Absent: neither.
+   */
+  metrics?: { token: string | undefined };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -68,7 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     // From the id generator's pooled randomness: no system call per request.
     genReqId: () => newId('req'),
-    logController: new OneLineRequestLog(services.metrics),
+    logController: new OneLineRequestLog(options.metrics ? services.metrics : undefined),
     ajv: {
       // Strict input: no coercion ("6" is not an integer), unknown fields are errors, every error is named.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true },
@@ -146,7 +149,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
 
   await app.register(healthRoutes(services.health));
-  if (options.metricsToken !== undefined) metricsRoute(app, services.metrics.registry, options.metricsToken);
+  const metricsToken = options.metrics?.token;
+  if (metricsToken !== undefined) metricsRoute(app, services.metrics.registry, metricsToken);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboard, {
     prefix: '/dashboard',

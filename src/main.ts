@@ -68,16 +68,20 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     throw err;
   }
   store.serveInBackground();
-  // What a scrape reads: process metrics, the delivery queue, the pool; every statement is timed from here on.
-  services.metrics.collect({ queue: () => services.dispatcher.queue(), pool: store.poolStats });
-  store.observeQueries((seconds) => services.metrics.query(seconds));
+  // Served metrics only: what a scrape reads (process metrics, the delivery queue, the pool), and every statement
+  // and request timed from here on. A process whose metrics nobody reads spends nothing on them.
+  const metricsServed = config.metrics.port !== undefined || config.metrics.token !== undefined;
+  if (metricsServed) {
+    services.metrics.collect({ queue: () => services.dispatcher.queue(), pool: store.poolStats });
+    store.observeQueries((seconds) => services.metrics.query(seconds));
+  }
   const connections = connectionLimit(config.maxConnections, config.database.poolMax ?? 0);
   const app = await buildApp({
     services,
     production: config.production,
     requestTimeoutMs: config.requestTimeoutMs,
     maxConnections: connections.maxConnections,
-    metricsToken: config.metrics.token,
+    metrics: metricsServed ? { token: config.metrics.token } : undefined,
     logger: {
       level: config.logLevel,
       redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },

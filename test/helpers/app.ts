@@ -85,7 +85,10 @@ export async function createTestApp(
     carrierTypes: options.carrierTypes,
     auditRetentionDays: options.auditRetentionDays,
   });
-  const app = await buildApp({ services, metricsToken: options.metricsToken });
+  const app = await buildApp({
+    services,
+    metrics: options.metricsToken === undefined ? undefined : { token: options.metricsToken },
+  });
   await app.ready();
   return {
     app,
