@@ -24,6 +24,11 @@ document.addEventListener('DOMContentLoaded', () => {
     });
   }
 
+  // Phones: the row of links scrolls sideways; the current page's link is brought into view.
+  document
+    .querySelector('.nav-links [aria-current="page"]')
+    ?.scrollIntoView({ block: 'nearest', inline: 'center' });
+
   // Selects that submit their form when changed (the workspace switch).
   for (const select of document.querySelectorAll('select[data-autosubmit]')) {
     select.addEventListener('change', () => select.form?.submit());

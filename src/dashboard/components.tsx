@@ -20,19 +20,21 @@ export const ConfirmedAction: FC<{
 
 /**
  * The pager under a newest-first list: back to the newest page when this is an older one (`newest`), and on to
- * the older entries when there are any (`older`). Either link is left out when it has nowhere to go.
+ * the older entries when there are any (`older`). Either link is left out when it has nowhere to go, and the pager
+ * with it when both are.
  */
-export const Pager: FC<{ newest: string | undefined; older: string | undefined }> = ({ newest, older }) => (
-  <nav aria-label="Pages" class="pager">
-    <ul>{newest && <li>{<a href={newest}>« Newest</a>}</li>}</ul>
-    <ul>
-      {older && (
-        <li>
-          <a href={older} rel="next">
-            Older »
-          </a>
-        </li>
-      )}
-    </ul>
-  </nav>
-);
+export const Pager: FC<{ newest: string | undefined; older: string | undefined }> = ({ newest, older }) =>
+  newest === undefined && older === undefined ? null : (
+    <nav aria-label="Pages" class="pager">
+      <ul>{newest && <li>{<a href={newest}>« Newest</a>}</li>}</ul>
+      <ul>
+        {older && (
+          <li>
+            <a href={older} rel="next">
+              Older »
+            </a>
+          </li>
+        )}
+      </ul>
+    </nav>
+  );

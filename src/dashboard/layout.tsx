@@ -81,11 +81,15 @@ const Header: FC<{ ctx: PageContext }> = ({ ctx }) => {
                 </form>
               </li>
             )}
-            <li class="muted small">{session.user.email}</li>
+            <li class="muted small account-email">{session.user.email}</li>
             <li>
               <form method="post" action={`${BASE}/signout`} class="inline-form">
                 <Csrf token={ctx.csrf} />
-                <button type="submit" class="secondary outline small-button">
+                <button
+                  type="submit"
+                  class="secondary outline small-button"
+                  title={`Signed in as ${session.user.email}`}
+                >
                   Sign out
                 </button>
               </form>
@@ -107,6 +111,7 @@ export const Layout: FC<{ ctx: PageContext; title: string; children?: Child }> =
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{`${title} · phone-verify`}</title>
+      <link rel="icon" type="image/svg+xml" href={`${BASE}/assets/favicon.svg`} />
       <link rel="stylesheet" href={`${BASE}/assets/pico.min.css`} />
       <link rel="stylesheet" href={`${BASE}/assets/dashboard.css`} />
       <script src={`${BASE}/assets/dashboard.js`} defer />

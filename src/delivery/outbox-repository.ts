@@ -14,6 +14,8 @@ export interface OutboxFilter {
   to?: string;
   /** Destinations containing these digits: the inbox's search box, which takes part of a number. */
   toDigits?: string;
+  /** Only messages older than this one (its seq): the inbox's older pages. */
+  beforeSeq?: number;
   limit: number;
 }
 
@@ -25,6 +27,7 @@ export function listMessages(db: Db, filter: OutboxFilter): Promise<OutboxRow[]>
   if (filter.toDigits && /^\d+$/.test(filter.toDigits)) {
     query = query.where('to_number', 'like', `%${filter.toDigits}%`);
   }
+  if (filter.beforeSeq !== undefined) query = query.where('seq', '<', filter.beforeSeq);
   return query.orderBy('seq', 'desc').limit(filter.limit).execute();
 }
 

@@ -28,19 +28,50 @@ export interface OutboxFilter {
   limit?: number;
 }
 
-export async function listOutbox(db: Db, filter: OutboxFilter): Promise<OutboxMessageView[]> {
-  const limit = filter.limit ?? OUTBOX_DEFAULT_LIMIT;
+/** One page of the inbox: its messages, and the cursor of the next older page when there is one. */
+export interface OutboxPage {
+  messages: OutboxMessageView[];
+  older: number | undefined;
+}
+
+async function readOutbox(
+  db: Db,
+  filter: OutboxFilter & { beforeSeq?: number },
+  limit: number,
+): Promise<outbox.OutboxRow[]> {
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > OUTBOX_MAX_LIMIT) {
     throw new AppError('invalid_request', `--limit must be a whole number from 1 to ${OUTBOX_MAX_LIMIT}.`);
   }
   const to = filter.to === undefined ? undefined : parsePhone(filter.to, undefined).e164;
-  const rows = await outbox.listMessages(db, {
+  return outbox.listMessages(db, {
     to,
     toDigits: filter.toDigits,
     workspaceId: filter.workspaceId,
+    beforeSeq: filter.beforeSeq,
     limit,
   });
-  return rows.map((r) => ({
+}
+
+export async function listOutbox(db: Db, filter: OutboxFilter): Promise<OutboxMessageView[]> {
+  const rows = await readOutbox(db, filter, filter.limit ?? OUTBOX_DEFAULT_LIMIT);
+  return rows.map(present);
+}
+
+/** A page of `size` messages older than `before` (a cursor from an earlier page; the newest page without it). */
+export async function pageOutbox(
+  db: Db,
+  filter: Omit<OutboxFilter, 'limit'>,
+  size: number,
+  before: number | undefined,
+): Promise<OutboxPage> {
+  // One more than shown: whether an older page exists, without counting.
+  const rows = await readOutbox(db, { ...filter, beforeSeq: before }, size + 1);
+  const shown = rows.slice(0, size);
+  return { messages: shown.map(present), older: rows.length > size ? shown.at(-1)?.seq : undefined };
+}
+
+function present(r: outbox.OutboxRow): OutboxMessageView {
+  return {
     id: r.id,
     verification_id: r.verification_id,
     channel: r.channel,
@@ -48,12 +79,16 @@ export async function listOutbox(db: Db, filter: OutboxFilter): Promise<OutboxMe
     from: r.from_number,
     body: r.body,
     created_at: toTimestamp(r.created_at),
-  }));
+  };
 }
 
 /** The outbox as a service, for the dashboard's inbox and the CLI: newest messages first. */
 export function createOutbox(deps: { db: Db }) {
-  return { list: (filter: OutboxFilter): Promise<OutboxMessageView[]> => listOutbox(deps.db, filter) };
+  return {
+    list: (filter: OutboxFilter): Promise<OutboxMessageView[]> => listOutbox(deps.db, filter),
+    page: (filter: Omit<OutboxFilter, 'limit'>, size: number, before: number | undefined) =>
+      pageOutbox(deps.db, filter, size, before),
+  };
 }
 
 export type Outbox = ReturnType<typeof createOutbox>;

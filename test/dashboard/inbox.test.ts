@@ -141,4 +141,54 @@ describe('dashboard: inbox', () => {
     assert.match(fragment.body, /A&amp;B &lt;Co&gt;/);
     assert.doesNotMatch(fragment.body, /<Co>/);
   });
+
+  test('pages of 50, newest first: Older and Newest links, the filter kept, only the newest page refreshing', async () => {
+    const paged = await seedWorkspace(t.services, { name: 'Paged' });
+    const pagedBrowser = await signedIn(t.app, t.services, { workspaceIds: [paged.workspaceId] });
+    const api = client(t.app, paged.key);
+    const sent: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      const phone = `+614123${String(50000 + i)}`;
+      assert.equal((await api.send({ phone, channel: 'sms' })).statusCode, 201);
+      sent.unshift(phone);
+      clock.advance(10);
+    }
+    const olderLink = (html: string) =>
+      /<a href="([^"]+)" rel="next">Older/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+
+    const first = await pagedBrowser.get('/dashboard/inbox');
+    assert.deepEqual(listedTo(first.body), sent.slice(0, 50));
+    assert.match(first.body, /data-refresh=/);
+    assert.doesNotMatch(first.body, /« Newest/);
+    const second = await pagedBrowser.get(String(olderLink(first.body)));
+    assert.deepEqual(listedTo(second.body), sent.slice(50, 100));
+    assert.doesNotMatch(second.body, /data-refresh=/, 'an older page does not refresh itself');
+    assert.match(second.body, /href="\/dashboard\/inbox">« Newest/);
+    const third = await pagedBrowser.get(String(olderLink(second.body)));
+    assert.deepEqual(listedTo(third.body), sent.slice(100));
+    assert.equal(olderLink(third.body), undefined, 'the last page has no Older link');
+
+    // The filter rides along: 10 of the numbers end in 5005x… only those, paged the same way.
+    const filtered = await pagedBrowser.get('/dashboard/inbox?to=41235010');
+    assert.deepEqual(
+      listedTo(filtered.body),
+      sent.filter((p) => p.includes('41235010')),
+    );
+    assert.equal(olderLink(filtered.body), undefined);
+
+    // The refreshed fragment carries the pager too.
+    const fragment = await pagedBrowser.get('/dashboard/inbox/messages');
+    assert.ok(olderLink(fragment.body)?.startsWith('/dashboard/inbox?before='));
+
+    // A cursor that is not a whole number shows the newest page, never an error.
+    for (const before of ['abc', '-1', '1.5', '1e5', '99999999999999999999', '', '%E2%80%8B']) {
+      const res = await pagedBrowser.get(`/dashboard/inbox?before=${before}`);
+      assert.equal(res.statusCode, 200, before);
+      assert.deepEqual(listedTo(res.body), sent.slice(0, 50), before);
+    }
+    // A cursor past the oldest message: an empty older page that links back.
+    const none = await pagedBrowser.get('/dashboard/inbox?before=1');
+    assert.match(none.body, /No older messages/);
+    assert.match(none.body, /« Newest/);
+  });
 });

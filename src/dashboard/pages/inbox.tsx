@@ -3,8 +3,9 @@
 // alone, same filter) every few seconds, so a code sent a moment ago appears without reloading.
 import type { FastifyInstance } from 'fastify';
 import type { Child, FC } from 'hono/jsx';
-import type { OutboxMessageView } from '../../delivery/outbox.js';
+import type { OutboxMessageView, OutboxPage } from '../../delivery/outbox.js';
 import type { Services } from '../../services.js';
+import { Pager } from '../components.js';
 import { BASE, Layout } from '../layout.js';
 import { renderPage } from '../render.js';
 import { workspaceOf } from '../session.js';
@@ -66,9 +67,37 @@ const Message: FC<{ message: OutboxMessageView }> = ({ message: m }) => (
   </li>
 );
 
+/** The inbox's address for a filter and a page (`before`: the cursor of an older page). */
+function inboxHref(filter: string, before?: number): string {
+  const query = new URLSearchParams();
+  if (filter) query.set('to', filter);
+  if (before !== undefined) query.set('before', String(before));
+  const text = query.toString();
+  return `${BASE}/inbox${text ? `?${text}` : ''}`;
+}
+
+/** The cursor of an older page, read tolerantly: anything but a whole number shows the newest page. */
+export function parseBefore(value: unknown): number | undefined {
+  const text = String(value ?? '');
+  const before = /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
+  return Number.isSafeInteger(before) ? before : undefined;
+}
+
 /** The refreshed region's content. Nothing in it changes unless a message arrives, so text stays selectable. */
-export const MessageList: FC<{ messages: OutboxMessageView[]; filter: string }> = ({ messages, filter }) => {
+export const MessageList: FC<{ page: OutboxPage; filter: string; before: number | undefined }> = ({
+  page,
+  filter,
+  before,
+}) => {
+  const { messages } = page;
+  const pager = (
+    <Pager
+      newest={before !== undefined ? inboxHref(filter) : undefined}
+      older={page.older !== undefined ? inboxHref(filter, page.older) : undefined}
+    />
+  );
   if (messages.length === 0) {
+    if (before !== undefined) return <p class="empty-state">No older messages.{pager}</p>;
     return filter ? (
       <p class="empty-state">No messages to numbers containing “{filter}”.</p>
     ) : (
@@ -93,20 +122,21 @@ export const MessageList: FC<{ messages: OutboxMessageView[]; filter: string }> 
           <Message message={m} />
         ))}
       </ol>
-      {messages.length === SHOWN && <p class="muted small">The {SHOWN} newest messages are shown.</p>}
+      {pager}
     </>
   );
 };
 
 export function registerInboxPages(app: FastifyInstance, services: Pick<Services, 'outbox'>): void {
-  const load = (workspaceId: string, filter: string) =>
-    services.outbox.list({ workspaceId, toDigits: filter || undefined, limit: SHOWN });
+  const load = (workspaceId: string, filter: string, before: number | undefined) =>
+    services.outbox.page({ workspaceId, toDigits: filter || undefined }, SHOWN, before);
 
-  app.get<{ Querystring: { to?: string } }>('/inbox', async (request, reply) => {
+  app.get<{ Querystring: { to?: string; before?: string } }>('/inbox', async (request, reply) => {
     const workspace = workspaceOf(request);
     const input = String(request.query.to ?? '').slice(0, 40);
     const filter = filterDigits(input);
-    const messages = await load(workspace.id, filter);
+    const before = parseBefore(request.query.before);
+    const page = await load(workspace.id, filter, before);
     const query = filter ? `?to=${encodeURIComponent(filter)}` : '';
     return renderPage(request, reply, (ctx) => (
       <Layout ctx={ctx} title="Inbox">
@@ -138,13 +168,14 @@ export function registerInboxPages(app: FastifyInstance, services: Pick<Services
             </small>
           </form>
         </search>
+        {/* The newest page refreshes itself; an older one stays as it is (its messages do not change). */}
         <section
           class="inbox"
           aria-label="Messages"
-          data-refresh={`${BASE}/inbox/messages${query}`}
-          data-interval={String(REFRESH_MS)}
+          data-refresh={before === undefined ? `${BASE}/inbox/messages${query}` : undefined}
+          data-interval={before === undefined ? String(REFRESH_MS) : undefined}
         >
-          <MessageList messages={messages} filter={filter} />
+          <MessageList page={page} filter={filter} before={before} />
         </section>
       </Layout>
     ));
@@ -154,10 +185,10 @@ export function registerInboxPages(app: FastifyInstance, services: Pick<Services
   app.get<{ Querystring: { to?: string } }>('/inbox/messages', async (request, reply) => {
     const workspace = workspaceOf(request);
     const filter = filterDigits(String(request.query.to ?? '').slice(0, 40));
-    const messages = await load(workspace.id, filter);
+    const page = await load(workspace.id, filter, undefined);
     return reply
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(String(<MessageList messages={messages} filter={filter} />));
+      .send(String(<MessageList page={page} filter={filter} before={undefined} />));
   });
 }
