@@ -26,7 +26,7 @@ function statOf(path: string): ReturnType<typeof statSync> | undefined {
   try {
     return statSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (['ENOENT', 'ENOTDIR'].includes(String((err as NodeJS.ErrnoException).code))) return undefined;
     throw err;
   }
 }

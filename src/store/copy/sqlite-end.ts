@@ -16,7 +16,7 @@ function fileIdentity(path: string): string | undefined {
     const stat = statSync(path);
     return `sqlite:${stat.dev}:${stat.ino}`;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (['ENOENT', 'ENOTDIR'].includes(String((err as NodeJS.ErrnoException).code))) return undefined;
     throw err;
   }
 }
