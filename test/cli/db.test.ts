@@ -11,8 +11,10 @@ import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { backupSqlite } from '../../src/store/backup.js';
 import { assertCleanFailure, callServer, cliSuiteEnv, jsonOf, seedWithCli } from '../helpers/cli-setup.js';
-import { TEST_STORE } from '../helpers/database.js';
+import { databaseUrlFor, dropDatabase, ensureDatabase, TEST_STORE } from '../helpers/database.js';
 import { BIN, runCli, startServer } from '../helpers/process.js';
+
+const execCli = promisify(execFile);
 
 interface CopyJson {
   from: string;
@@ -91,6 +93,29 @@ describe('db copy (CLI)', () => {
     assertCleanFailure(runCli(['db', 'copy', '--from', source, '--to', copied, 'extra'], env), /usage/);
   });
 
+  test('two copies into one empty target at once: one copies, the other finds its rows and refuses', async () => {
+    const spare = join(dir, 'race');
+    await ensureDatabase(spare);
+    after(() => dropDatabase(spare));
+    const target = TEST_STORE === 'postgres' ? databaseUrlFor(spare) : `sqlite:${join(dir, 'race.db')}`;
+    const copy = () =>
+      execCli(process.execPath, [BIN, 'db', 'copy', '--from', source, '--to', target, '--json'], {
+        env: { ...process.env, ...env },
+      }).then(
+        (r) => ({ ok: true, stderr: r.stderr }),
+        (e: { stderr: string; code: number }) => ({ ok: false, stderr: e.stderr, code: e.code }),
+      );
+    const results = await Promise.all([copy(), copy()]);
+    assert.equal(results.filter((r) => r.ok).length, 1, JSON.stringify(results));
+    const refused = results.find((r) => !r.ok);
+    assert.match(refused?.stderr ?? '', /^error: .*already holds data .*--force.*\n$/);
+    assert.equal(
+      jsonOf<{ name: string }[]>(runCli(['workspace', 'list', '--json'], { ...env, DATABASE_URL: target }))
+        .length,
+      1,
+    );
+  });
+
   test('copying touches no database at DATABASE_URL', () => {
     const never = join(dir, 'never', 'never.db');
     const result = runCli(
@@ -101,8 +126,6 @@ describe('db copy (CLI)', () => {
     assert.equal(existsSync(never), false);
   });
 });
-
-const execCli = promisify(execFile);
 
 describe('db backup (CLI)', () => {
   const { dir, env } = cliSuiteEnv();

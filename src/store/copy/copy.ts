@@ -76,20 +76,21 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyReport> {
       const differences = schemaDifferences(await source.tables(), tables);
       if (differences.length > 0)
         throw new AppError('conflict', `the two schemas differ: ${differences.join('; ')}`);
-      // Rows the migrations themselves put there (the read-models' watermarks) are not data.
-      const holding: string[] = [];
-      for (const table of tables) {
-        const rows = await target.count(table);
-        if (rows > (build.seeded.get(table.name) ?? 0)) holding.push(`${table.name}: ${rows}`);
-      }
-      if (holding.length > 0 && !options.force)
-        throw new AppError(
-          'conflict',
-          `${to.shown} already holds data (${holding.join(', ')}): pass --force to replace it, or copy into an empty database`,
-        );
       const report: CopyReport['tables'] = [];
-      await target.begin();
+      const holding: string[] = [];
       try {
+        await target.begin(tables);
+        // Counted under the copy's locks: a second copy into the same target waits, then finds this one's rows.
+        // Rows the migrations themselves put there (the read-models' watermarks) are not data.
+        for (const table of tables) {
+          const rows = await target.count(table);
+          if (rows > (build.seeded.get(table.name) ?? 0)) holding.push(`${table.name}: ${rows}`);
+        }
+        if (holding.length > 0 && !options.force)
+          throw new AppError(
+            'conflict',
+            `${to.shown} already holds data (${holding.join(', ')}): pass --force to replace it, or copy into an empty database`,
+          );
         await target.clear(tables);
         for (const table of tables) {
           let rows = 0;
@@ -107,6 +108,7 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyReport> {
         await target.commit();
       } catch (err) {
         await target.rollback();
+        if (err instanceof AppError) throw err;
         const reason = err instanceof Error ? err.message : String(err);
         throw new AppError(
           'conflict',

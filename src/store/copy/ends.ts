@@ -23,7 +23,12 @@ export interface TargetEnd {
   migrate(): Promise<string[]>;
   tables(): Promise<TableShape[]>;
   count(table: TableShape): Promise<number>;
-  begin(): Promise<void>;
+  /**
+   * Opens the copy's transaction holding every table against other writers (PostgreSQL: ACCESS EXCLUSIVE locks;
+   * SQLite: the write lock), so what it then counts stays true until the commit: two copies into one empty
+   * target cannot both find it empty.
+   */
+  begin(tables: readonly TableShape[]): Promise<void>;
   /** Removes every row of these tables (children first), inside the transaction. */
   clear(tables: readonly TableShape[]): Promise<void>;
   insert(table: TableShape, rows: readonly Row[]): Promise<void>;

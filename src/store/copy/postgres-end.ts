@@ -151,20 +151,22 @@ export async function openPostgresTarget(url: string, shown: string): Promise<Ta
     if (!connection) throw new Error('the target connection is not held');
     return connection;
   };
-  const inserts = new Map<string, string>();
-  const insertText = (table: TableShape, rows: number) => {
+  // Each statement text prepared once on the connection (a name per text): a batch only binds.
+  const inserts = new Map<string, { name: string; text: string }>();
+  const insertStatement = (table: TableShape, rows: number) => {
     const key = `${table.name}\u0000${rows}`;
-    let text = inserts.get(key);
-    if (text === undefined) {
+    let statement = inserts.get(key);
+    if (statement === undefined) {
       const width = table.columns.length;
       const tuples = Array.from(
         { length: rows },
         (_, r) => `(${table.columns.map((_c, c) => `$${r * width + c + 1}`).join(', ')})`,
       );
-      text = `insert into ${quoteName(table.name)} (${table.columns.map(quoteName).join(', ')}) values ${tuples.join(', ')}`;
-      inserts.set(key, text);
+      const text = `insert into ${quoteName(table.name)} (${table.columns.map(quoteName).join(', ')}) values ${tuples.join(', ')}`;
+      statement = { name: `phone_verify_copy_${inserts.size}`, text };
+      inserts.set(key, statement);
     }
-    return text;
+    return statement;
   };
   return {
     identity,
@@ -185,8 +187,12 @@ export async function openPostgresTarget(url: string, shown: string): Promise<Ta
       );
       return Number(rows[0]?.n ?? 0);
     },
-    begin: async () => {
+    async begin(tables) {
       await held().query('begin');
+      if (tables.length > 0)
+        await held().query(
+          `lock table ${tables.map((t) => quoteName(t.name)).join(', ')} in access exclusive mode`,
+        );
     },
     async clear(tables) {
       if (tables.length > 0)
@@ -196,7 +202,7 @@ export async function openPostgresTarget(url: string, shown: string): Promise<Ta
       const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / table.columns.length));
       for (let start = 0; start < rows.length; start += perStatement) {
         const slice = rows.slice(start, start + perStatement);
-        await held().query(insertText(table, slice.length), slice.flat().map(bindable));
+        await held().query({ ...insertStatement(table, slice.length), values: slice.flat().map(bindable) });
       }
     },
     async finish(tables) {

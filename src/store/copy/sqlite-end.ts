@@ -4,12 +4,28 @@
 import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import { AppError } from '../../errors.js';
 import { createPrivateFile, makePrivateDir } from '../../private-files.js';
 import { migrateToLatest } from '../migrate.js';
 import type { Row, SourceEnd, TargetEnd } from './ends.js';
 import { MIGRATOR_TABLES, quoteName, type TableShape } from './schema.js';
+
+/** Kysely takes no migration lock on SQLite: two copies migrating one new file at once hold the write lock in turn. */
+class LockingAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`begin immediate`.execute(db);
+  }
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`commit`.execute(db);
+  }
+}
+
+class LockingDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new LockingAdapter();
+  }
+}
 
 function fileIdentity(path: string): string | undefined {
   try {
@@ -141,7 +157,7 @@ export function openSqliteTarget(path: string): TargetEnd {
         throw openError('to', path, err);
       }
       // The migrator on this connection; it is closed with the target, not by Kysely.
-      const migrator = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) });
+      const migrator = new Kysely<unknown>({ dialect: new LockingDialect({ database: db }) });
       await migrateToLatest(migrator);
       return readMigrations(db, path);
     },
