@@ -199,10 +199,15 @@ describe('db backup (CLI)', () => {
     assert.equal(statSync(file).mode & 0o777, 0o600);
   });
 
-  test('without --json: the file and its size', () => {
-    const result = runCli(['db', 'backup', '--to', join(backups, 'human.db')], env);
+  test('without --json: the file and its size (a name in odd Unicode is just a name)', () => {
+    const name = 'hu\u0301man \u2603 \u{1F600}.db';
+    const result = runCli(['db', 'backup', '--to', join(backups, name)], env);
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.stdout, /^database +sqlite:.*\nfile +.*human\.db\nbytes +\d+\n$/);
+    assert.match(result.stdout, /^database +sqlite:.*\nfile +.*\.db\nbytes +\d+\n$/);
+    assert.ok(result.stdout.includes(name));
+    const copy = new SQLite(join(backups, name), { readonly: true });
+    assert.equal(copy.pragma('integrity_check', { simple: true }), 'ok');
+    copy.close();
   });
 
   test('bad destinations are refused, nothing left behind', async () => {
