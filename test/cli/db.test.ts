@@ -42,6 +42,8 @@ describe('db copy (CLI)', () => {
       report.total_rows,
       report.tables.reduce((s, t) => s + t.rows, 0),
     );
+    // Owner-only, like the server's own file: it holds the same data.
+    assert.equal(statSync(join(dir, 'copy.db')).mode & 0o777, 0o600);
     // The copy answers as the source: the CLI on it lists the same workspace.
     const listed = jsonOf<{ name: string }[]>(
       runCli(['workspace', 'list', '--json'], { ...env, DATABASE_URL: target }),
