@@ -7,6 +7,19 @@ import { printRecord, printTable } from './output.js';
 
 const flag = { type: 'boolean' } as const;
 
+/** On a terminal, a line per 100,000 rows of a table: a copy of millions of rows takes minutes. */
+function progressOnTerminal(): ((table: string, rows: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let current = '';
+  let done = 0;
+  return (table, rows) => {
+    if (table !== current) [current, done] = [table, 0];
+    const before = Math.floor(done / 100_000);
+    done += rows;
+    if (Math.floor(done / 100_000) > before) process.stderr.write(`  ${table}: ${done} rows…\n`);
+  };
+}
+
 export const DB_COMMANDS: Record<string, DatabaseCommand> = {
   'db copy': {
     usage:
@@ -15,7 +28,12 @@ export const DB_COMMANDS: Record<string, DatabaseCommand> = {
       "      (which replaces it); the target needs the source's PHONE_VERIFY_SECRET",
     options: { from: str, to: str, force: flag },
     runOnDatabases: (_config, v) =>
-      copyDatabase({ from: required(v, 'from'), to: required(v, 'to'), force: v.force === true }),
+      copyDatabase({
+        from: required(v, 'from'),
+        to: required(v, 'to'),
+        force: v.force === true,
+        onBatch: progressOnTerminal(),
+      }),
     print: (r) => {
       const report = r as CopyReport;
       process.stdout.write(`copied ${report.from} -> ${report.to} (schema ${report.schema})\n\n`);

@@ -74,7 +74,9 @@ describe(`db copy (${TEST_STORE})`, () => {
       from: source,
       to: store,
       batchRows: 10,
-      onBatch: (table, rows) => batches.push({ table, rows }),
+      onBatch: (table, rows) => {
+        batches.push({ table, rows });
+      },
     });
     // The tables a fresh migration makes, read here on their own: none left out, none made up.
     assert.deepEqual(report.tables.map((t) => t.name).sort(), sqliteTableNames(fresh));
@@ -142,6 +144,46 @@ describe(`db copy (${TEST_STORE})`, () => {
     const rows = await tableRows(empty);
     for (const [table, list] of Object.entries(rows))
       assert.equal(list.length, table === 'watermarks' ? 2 : 0, `${table} after a failed copy`);
+  });
+
+  test('the target is held for the whole copy: no other connection writes to it meanwhile (PostgreSQL: nor reads)', async () => {
+    let release: () => void = () => {};
+    let paused: () => void = () => {};
+    const reached = new Promise<void>((r) => {
+      paused = r;
+    });
+    const hold = new Promise<void>((r) => {
+      release = r;
+    });
+    const target = TEST_STORE === 'postgres' ? store : `sqlite:${join(dir, 'held.db')}`;
+    // The copy stops after its first batch, its transaction open, until released.
+    const copying = copyDatabase({
+      from: source,
+      to: target,
+      force: true,
+      onBatch: () => {
+        paused();
+        return hold;
+      },
+    });
+    await reached;
+    if (TEST_STORE === 'postgres') {
+      const other = new pg.Client({ connectionString: store });
+      await other.connect();
+      try {
+        await other.query(`set lock_timeout = '100ms'`);
+        await assert.rejects(other.query('select count(*) from workspaces'), { code: '55P03' });
+      } finally {
+        await other.end();
+      }
+    } else {
+      const other = new SQLite(join(dir, 'held.db'));
+      other.pragma('busy_timeout = 0');
+      assert.throws(() => other.exec('begin immediate'), { code: 'SQLITE_BUSY' });
+      other.close();
+    }
+    release();
+    await copying;
   });
 
   test('a database is never copied onto itself, whatever the name it is given', async () => {

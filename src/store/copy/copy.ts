@@ -18,8 +18,8 @@ export interface CopyOptions {
   /** Replace what the target holds (deleted in the copy's own transaction) instead of refusing. */
   force?: boolean;
   batchRows?: number;
-  /** Each batch as it is written: the table and its number of rows. */
-  onBatch?: (table: string, rows: number) => void;
+  /** Each batch once written: the table and its number of rows. The copy waits for what it returns. */
+  onBatch?: (table: string, rows: number) => void | Promise<void>;
 }
 
 export interface CopyReport {
@@ -97,7 +97,7 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyReport> {
           for await (const batch of source.batches(table, batchRows)) {
             await target.insert(table, batch);
             rows += batch.length;
-            options.onBatch?.(table.name, batch.length);
+            await options.onBatch?.(table.name, batch.length);
           }
           const written = await target.count(table);
           if (written !== rows)
