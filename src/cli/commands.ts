@@ -6,8 +6,9 @@ import type { ResealReport } from '../secret-rotation.js';
 import { MAX_TTL_SECONDS } from '../verification/schemas.js';
 import { AUDIT_COMMANDS } from './audit-commands.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
+import { DB_COMMANDS } from './db-commands.js';
 import { FRAUD_COMMANDS } from './fraud-commands.js';
-import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
+import { type AnyCommand, optional, required, str, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 import { WORKSPACE_COMMANDS } from './workspace-commands.js';
 
@@ -44,7 +45,7 @@ function printAccount(result: unknown): void {
   });
 }
 
-export const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Record<string, AnyCommand> = {
   'workspace create': {
     usage: 'workspace create --name NAME',
     options: { name: str },
@@ -187,6 +188,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   ...AUDIT_COMMANDS,
+  ...DB_COMMANDS,
   outbox: {
     usage: 'outbox [--to PHONE] [--limit N]',
     options: { to: str, limit: str },

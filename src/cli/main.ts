@@ -7,10 +7,10 @@ import { AppError } from '../errors.js';
 import { openServices } from '../services.js';
 import { carrierCommands } from './carrier-commands.js';
 import { COMMANDS } from './commands.js';
-import type { Command } from './options.js';
+import type { AnyCommand } from './options.js';
 import { printJson, UsageError } from './output.js';
 
-const help = (commands: Record<string, Command>) => `phone-verify: phone verification by voice call or SMS
+const help = (commands: Record<string, AnyCommand>) => `phone-verify: phone verification by voice call or SMS
 
 Usage: phone-verify <command> [options] [--json]
 
@@ -71,6 +71,12 @@ export async function main(argv: string[], carrierTypes?: readonly AnyCarrier[])
     });
     if (positionals.length !== (command.positionals ?? 0))
       throw new UsageError(`usage: phone-verify ${command.usage}`);
+    if ('runOnDatabases' in command) {
+      const result = await command.runOnDatabases(config, values, positionals);
+      if (json) printJson(result);
+      else command.print(result);
+      return 0;
+    }
     const opened = await openServices(config, carrierTypes);
     for (const warning of opened.services.startupWarnings) process.stderr.write(`warning: ${warning}\n`);
     let result: unknown;

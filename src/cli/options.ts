@@ -1,4 +1,5 @@
 // What every CLI command is made of: its shape, and how its options are read.
+import type { Config } from '../config.js';
 import type { Services } from '../services.js';
 import { UsageError } from './output.js';
 
@@ -11,6 +12,16 @@ export interface Command {
   run(services: Services, values: Values, positionals: string[]): Promise<unknown>;
   print(result: unknown): void;
 }
+
+/**
+ * A command that opens the databases it names itself (`db copy`, `db backup`) instead of the services on
+ * DATABASE_URL: it must not create or migrate that database.
+ */
+export interface DatabaseCommand extends Omit<Command, 'run'> {
+  runOnDatabases(config: Config, values: Values, positionals: string[]): Promise<unknown>;
+}
+
+export type AnyCommand = Command | DatabaseCommand;
 
 export function required(values: Values, name: string): string {
   const value = values[name];
