@@ -72,6 +72,8 @@ export async function createTestApp(
     auditRetentionDays?: number;
     /** METRICS_TOKEN: GET /metrics on the app (default: no such route). */
     metricsToken?: string;
+    /** PUBLIC_URL (default: TEST_PUBLIC_URL, a loopback address). */
+    publicUrl?: string;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
@@ -80,7 +82,7 @@ export async function createTestApp(
     store,
     secret: TEST_SECRET,
     clock: options.clock,
-    publicUrl: TEST_PUBLIC_URL,
+    publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
     delivery: { ...TEST_DELIVERY, ...options.delivery },
     carrierTypes: options.carrierTypes,
     auditRetentionDays: options.auditRetentionDays,

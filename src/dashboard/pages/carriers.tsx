@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FC } from 'hono/jsx';
 import { type CarrierAccountListing, carrierOfType } from '../../carrier-accounts/service.js';
-import { callbackUrlOf } from '../../delivery/callback-url.js';
+import { callbackUrlOf, unreachableByCarriers } from '../../delivery/callback-url.js';
 import { type AnyCarrier, findCarrier } from '../../delivery/carriers/descriptor.js';
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
@@ -58,8 +58,16 @@ const CallbackUrl: FC<{
   const url = carrier ? callbackUrlOf([carrier], publicUrl, account) : null;
   if (url === null) return <span class="muted">{carrier?.callbackHint ?? 'None.'}</span>;
   const id = `callback-${account.id}`;
+  const unreachable = unreachableByCarriers(url);
   return (
     <>
+      {unreachable && (
+        <p class="flash flash-error callback-unreachable" role="alert">
+          <strong>The carrier cannot reach this URL:</strong> {unreachable}. Its delivery reports will never
+          arrive, so codes stay "handed over" until they expire. Set <code>PUBLIC_URL</code> to the address at
+          which the internet reaches this service (docs/carriers.md).
+        </p>
+      )}
       <div class="copy-group">
         <input id={id} readonly value={url} aria-label={`Callback URL of ${account.id}`} />
         <button type="button" class="secondary small-button" data-copy={`#${id}`}>
