@@ -27,14 +27,12 @@ export interface OverviewStats {
   countries: (Rated & { country: string })[];
 }
 
-const ZERO: Counts = { sends: 0, verified: 0, undelivered: 0 };
+const ZERO: Counts = { sends: 0, verified: 0, undelivered: 0, pending: 0, canceled: 0, expired: 0, failed: 0 };
 
 function add(a: Counts, b: Counts): Counts {
-  return {
-    sends: a.sends + b.sends,
-    verified: a.verified + b.verified,
-    undelivered: a.undelivered + b.undelivered,
-  };
+  const sum = { ...a, sends: a.sends + b.sends };
+  for (const status of q.COUNTED) sum[status] = a[status] + b[status];
+  return sum;
 }
 
 function rated<T extends Counts>(counts: T): T & { conversion: number | null } {

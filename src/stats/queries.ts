@@ -11,16 +11,27 @@ export interface Window {
   until: number;
 }
 
+/** Sends, and how many of them are in each status: every send is exactly one of the six. */
 export interface Counts {
   sends: number;
   verified: number;
   undelivered: number;
+  pending: number;
+  canceled: number;
+  expired: number;
+  failed: number;
 }
+
+/** The statuses counted one by one, besides the sends themselves. */
+export const COUNTED = ['verified', 'undelivered', 'pending', 'canceled', 'expired', 'failed'] as const;
+
+const statusCount = (status: (typeof COUNTED)[number]) =>
+  sql<number>`sum(case when status = ${sql.lit(status)} then 1 else 0 end)`.as(status);
 
 // Shared with the roll-ups (rollup-queries.ts), so rolled-up hours count exactly as the raw rows do.
 export const sends = sql<number>`count(*)`;
-export const verified = sql<number>`sum(case when status = 'verified' then 1 else 0 end)`;
-export const undelivered = sql<number>`sum(case when status = 'undelivered' then 1 else 0 end)`;
+/** The select list of a Counts row: sends and each status's count. */
+export const countColumns = [sends.as('sends'), ...COUNTED.map(statusCount)];
 /** Where a row has no country (written before it was kept): the number's first characters, resolved later. */
 export const unknownCountryPrefix = sql<
   string | null
@@ -37,8 +48,16 @@ function inWindow(db: Db, window: Window) {
 }
 
 // PostgreSQL's count and sum are bigint; the store parses bigint to number, and Number() keeps SQLite alike.
-export function toCounts(row: { sends: unknown; verified: unknown; undelivered: unknown }): Counts {
-  return { sends: Number(row.sends), verified: Number(row.verified), undelivered: Number(row.undelivered) };
+export function toCounts(row: Record<keyof Counts, unknown>): Counts {
+  return {
+    sends: Number(row.sends),
+    verified: Number(row.verified),
+    undelivered: Number(row.undelivered),
+    pending: Number(row.pending),
+    canceled: Number(row.canceled),
+    expired: Number(row.expired),
+    failed: Number(row.failed),
+  };
 }
 
 /** Sends per bucket: `bucket` is floor(created_at / bucketMs), buckets without sends are absent. */
@@ -51,7 +70,7 @@ export async function countsByBucket(
     throw new Error('bucketMs must be a positive integer');
   const bucket = sql<number>`created_at / ${sql.lit(bucketMs)}`;
   const rows = await inWindow(db, window)
-    .select([bucket.as('bucket'), sends.as('sends'), verified.as('verified'), undelivered.as('undelivered')])
+    .select([bucket.as('bucket'), ...countColumns])
     .groupBy(bucket)
     .execute();
   return rows.map((r) => ({ bucket: Number(r.bucket), ...toCounts(r) }));
@@ -59,7 +78,7 @@ export async function countsByBucket(
 
 export async function countsByChannel(db: Db, window: Window): Promise<(Counts & { channel: string })[]> {
   const rows = await inWindow(db, window)
-    .select(['channel', sends.as('sends'), verified.as('verified'), undelivered.as('undelivered')])
+    .select(['channel', ...countColumns])
     .groupBy('channel')
     .execute();
   return rows.map((r) => ({ channel: r.channel, ...toCounts(r) }));
@@ -75,13 +94,7 @@ export async function countsByCountry(
 ): Promise<(Counts & { country: string | null; prefix: string | null })[]> {
   const prefix = unknownCountryPrefix;
   const rows = await inWindow(db, window)
-    .select([
-      'country',
-      prefix.as('prefix'),
-      sends.as('sends'),
-      verified.as('verified'),
-      undelivered.as('undelivered'),
-    ])
+    .select(['country', prefix.as('prefix'), ...countColumns])
     .groupBy(['country', prefix])
     .execute();
   return rows.map((r) => ({ country: r.country, prefix: r.prefix, ...toCounts(r) }));

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { VerificationRollupsTable } from '../store/tables.js';
 import { HOUR_MS } from './period.js';
-import { sends, toCounts, undelivered, unknownCountryPrefix, verified, verifySeconds } from './queries.js';
+import { COUNTED, countColumns, toCounts, unknownCountryPrefix, verifySeconds } from './queries.js';
 
 export type RollupRow = VerificationRollupsTable;
 
@@ -26,9 +26,7 @@ export async function aggregateHour(db: Db, hour: number): Promise<RollupRow[]> 
       'country',
       unknownCountryPrefix.as('prefix'),
       secondsIfVerified.as('seconds'),
-      sends.as('sends'),
-      verified.as('verified'),
-      undelivered.as('undelivered'),
+      ...countColumns,
     ])
     .where('created_at', '>=', hour)
     .where('created_at', '<', hour + HOUR_MS)
@@ -51,6 +49,10 @@ export async function aggregateHour(db: Db, hour: number): Promise<RollupRow[]> 
         sends: 0,
         verified: 0,
         undelivered: 0,
+        pending: 0,
+        canceled: 0,
+        expired: 0,
+        failed: 0,
         verify_seconds: '',
       };
       entry = { row, histogram: [] };
@@ -58,8 +60,7 @@ export async function aggregateHour(db: Db, hour: number): Promise<RollupRow[]> 
     }
     const counts = toCounts(g);
     entry.row.sends += counts.sends;
-    entry.row.verified += counts.verified;
-    entry.row.undelivered += counts.undelivered;
+    for (const status of COUNTED) entry.row[status] += counts[status];
     // A group with seconds holds verified codes only: its every row took that long.
     if (g.seconds !== null) entry.histogram.push([Number(g.seconds), counts.sends]);
   }

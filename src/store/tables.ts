@@ -212,6 +212,11 @@ export interface VerificationRollupsTable {
   sends: number;
   verified: number;
   undelivered: number;
+  /** The sends that are none of verified and undelivered, by status (0 in hours rolled up before 0014). */
+  pending: number;
+  canceled: number;
+  expired: number;
+  failed: number;
   /** How long the verified ones took: JSON [[whole seconds, count], …]. */
   verify_seconds: string;
 }

@@ -87,15 +87,15 @@ describe('dashboard: overview', () => {
     // The same numbers as a table: the 07:00 hour holds all three sends.
     assert.match(
       res.body,
-      /<th scope="row">Sat 21 Nov, 07:00–08:00 UTC<\/th><td class="num">1<\/td><td class="num">1<\/td><td class="num">1<\/td><td class="num">3<\/td>/,
+      /<th scope="row">Sat 21 Nov, 07:00–08:00 UTC<\/th><td class="num">1<\/td><td class="num">1<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">1<\/td><td class="num">3<\/td>/,
     );
     assert.match(
       res.body,
-      /<th scope="row">SMS<\/th><td class="num">1<\/td><td class="num">1<\/td><td class="num">0<\/td><td class="num">2<\/td><td>50% verified · 1 undelivered<\/td>/,
+      /<th scope="row">SMS<\/th><td class="num">1<\/td><td class="num">1<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">2<\/td><td>50% verified · 1 undelivered<\/td>/,
     );
     assert.match(
       res.body,
-      /<th scope="row">Voice call<\/th><td class="num">0<\/td><td class="num">0<\/td><td class="num">1<\/td><td class="num">1<\/td>/,
+      /<th scope="row">Voice call<\/th><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">1<\/td><td class="num">1<\/td>/,
     );
     assert.match(res.body, /<th scope="row">AU<\/th>[\s\S]*?<td class="num">2<\/td><td>2 sent · 50%<\/td>/);
     assert.match(res.body, /<th scope="row">US<\/th>/);
@@ -110,7 +110,7 @@ describe('dashboard: overview', () => {
     assert.match(res.body, /<title id="chart-timeline-svg-title">Codes sent per day \(UTC\)<\/title>/);
     assert.match(
       res.body,
-      /<th scope="row">Wed 18 Nov<\/th><td class="num">0<\/td><td class="num">0<\/td><td class="num">1<\/td><td class="num">1<\/td>/,
+      /<th scope="row">Wed 18 Nov<\/th><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">0<\/td><td class="num">1<\/td><td class="num">1<\/td>/,
     );
     assert.match(res.body, /<a href="\/dashboard\?period=week" aria-current="page">Last 7 days<\/a>/);
     // An unknown period is the day.

@@ -9,6 +9,8 @@ import { type FakeClock, fakeClock } from '../helpers/clock.js';
 
 const at = (iso: string) => Date.parse(iso);
 const NOW = at('2026-11-21T09:30:00.000Z');
+/** The statuses of the sends neither verified nor undelivered, all zero (a test names the ones it expects). */
+const NONE = { pending: 0, canceled: 0, expired: 0, failed: 0 };
 
 describe('stats: overview queries', () => {
   let t: TestApp;
@@ -55,6 +57,8 @@ describe('stats: overview queries', () => {
 
     const stats = await overview(clock, ws.workspaceId, 'day');
     assert.deepEqual(stats.totals, {
+      ...NONE,
+      pending: 1,
       sends: 5,
       verified: 3,
       undelivered: 1,
@@ -65,18 +69,22 @@ describe('stats: overview queries', () => {
     const byHour = new Map(stats.timeline.map((b) => [new Date(b.start).toISOString().slice(11, 16), b]));
     assert.deepEqual(byHour.get('07:00'), {
       start: at('2026-11-21T07:00:00.000Z'),
+      ...NONE,
+      pending: 1,
       sends: 2,
       verified: 1,
       undelivered: 0,
     });
     assert.deepEqual(byHour.get('08:00'), {
       start: at('2026-11-21T08:00:00.000Z'),
+      ...NONE,
       sends: 1,
       verified: 1,
       undelivered: 0,
     });
     assert.deepEqual(byHour.get('09:00'), {
       start: at('2026-11-21T09:00:00.000Z'),
+      ...NONE,
       sends: 2,
       verified: 1,
       undelivered: 1,
@@ -88,14 +96,14 @@ describe('stats: overview queries', () => {
     );
 
     assert.deepEqual(stats.channels, [
-      { channel: 'sms', sends: 3, verified: 2, undelivered: 1, conversion: 2 / 3 },
-      { channel: 'voice', sends: 2, verified: 1, undelivered: 0, conversion: 1 / 2 },
+      { channel: 'sms', sends: 3, verified: 2, undelivered: 1, ...NONE, conversion: 2 / 3 },
+      { channel: 'voice', sends: 2, verified: 1, undelivered: 0, ...NONE, pending: 1, conversion: 1 / 2 },
     ]);
     assert.deepEqual(stats.countries, [
-      { country: 'AU', sends: 2, verified: 1, undelivered: 1, conversion: 1 / 2 },
-      { country: 'GB', sends: 1, verified: 1, undelivered: 0, conversion: 1 },
-      { country: 'NZ', sends: 1, verified: 1, undelivered: 0, conversion: 1 },
-      { country: 'US', sends: 1, verified: 0, undelivered: 0, conversion: 0 },
+      { country: 'AU', sends: 2, verified: 1, undelivered: 1, ...NONE, conversion: 1 / 2 },
+      { country: 'GB', sends: 1, verified: 1, undelivered: 0, ...NONE, conversion: 1 },
+      { country: 'NZ', sends: 1, verified: 1, undelivered: 0, ...NONE, conversion: 1 },
+      { country: 'US', sends: 1, verified: 0, undelivered: 0, ...NONE, pending: 1, conversion: 0 },
     ]);
 
     const theirs = await overview(clock, other.workspaceId, 'day');
@@ -137,6 +145,7 @@ describe('stats: overview queries', () => {
     const { clock, ws } = await setUp();
     const stats = await overview(clock, ws.workspaceId, 'week');
     assert.deepEqual(stats.totals, {
+      ...NONE,
       sends: 0,
       verified: 0,
       undelivered: 0,
@@ -167,6 +176,52 @@ describe('stats: overview queries', () => {
         ['AU', 2],
         ['CA', 1],
       ],
+    );
+  });
+
+  test('not verified, told apart: pending, expired, canceled and failed, alike from raw rows and roll-ups', async () => {
+    const { clock, ws, send, verify } = await setUp();
+    const api = client(t.app, ws.key);
+    const verified = await send('2026-11-21T07:00:00.000Z', '+61412345641', 'sms');
+    await verify('2026-11-21T07:00:10.000Z', verified, '+61412345641');
+    await send('2026-11-21T07:01:00.000Z', '+61412340999', 'sms'); // undelivered
+    const canceled = await send('2026-11-21T07:02:00.000Z', '+61412345642', 'sms');
+    assert.equal((await api.cancel(canceled)).statusCode, 200);
+    await send('2026-11-21T07:03:00.000Z', '+61412345643', 'sms'); // superseded below: canceled too
+    await send('2026-11-21T07:03:30.000Z', '+61412345643', 'voice'); // then expires unused
+    const failed = await send('2026-11-21T07:04:00.000Z', '+61412345644', 'sms');
+    for (let i = 0; i < 5; i++) await api.check({ verification_id: failed, code: '000000' });
+    await send('2026-11-21T09:29:00.000Z', '+61412345645', 'voice'); // still pending at NOW
+    clock.set(NOW);
+    await t.services.verifications.expireDue();
+
+    const expected = {
+      sends: 7,
+      verified: 1,
+      undelivered: 1,
+      pending: 1,
+      canceled: 2,
+      expired: 1,
+      failed: 1,
+    };
+    const raw = (await overview(clock, ws.workspaceId, 'day')).totals;
+    assert.deepEqual(
+      { ...raw, conversion: undefined, medianSecondsToVerify: undefined },
+      {
+        ...expected,
+        conversion: undefined,
+        medianSecondsToVerify: undefined,
+      },
+    );
+    // The hours of 07:00 are closed: rolled up, they count the same.
+    await t.services.rollups.catchUp();
+    const rolled = (await overview(clock, ws.workspaceId, 'day')).totals;
+    assert.deepEqual(rolled, raw);
+    const rows = await t.store.db.selectFrom('verification_rollups').selectAll().execute();
+    assert.ok(rows.length > 0, 'the hour was rolled up');
+    assert.equal(
+      rows.reduce((n, r) => n + Number(r.canceled), 0),
+      2,
     );
   });
 });

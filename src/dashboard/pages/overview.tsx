@@ -12,13 +12,17 @@ import { workspaceOf } from '../session.js';
 
 const PERIOD_LABELS: Record<PeriodName, string> = { day: 'Last 24 hours', week: 'Last 7 days' };
 
-// Every send is exactly one of these, so the stacked bars add up to the sends.
-const SERIES: Series[] = [
+// Every send is exactly one of these, so the stacked bars add up to the sends. "Not verified" is told apart:
+// still pending, expired unused, canceled (by the API or a newer code), failed (its attempts spent).
+const SERIES: (Series & { key: Exclude<keyof Counts, 'sends'> })[] = [
   { key: 'verified', label: 'Verified', fill: '#1f7a4d' },
   { key: 'undelivered', label: 'Undelivered', fill: '#c2410c' },
-  { key: 'other', label: 'Not verified', fill: '#9fb3d1' },
+  { key: 'failed', label: 'Failed (wrong codes)', fill: '#b91c1c' },
+  { key: 'expired', label: 'Expired', fill: '#9fb3d1' },
+  { key: 'canceled', label: 'Canceled', fill: '#c4b5fd' },
+  { key: 'pending', label: 'Pending', fill: '#cbd5e1' },
 ];
-const stack = (c: Counts) => [c.verified, c.undelivered, c.sends - c.verified - c.undelivered];
+const stack = (c: Counts) => SERIES.map((series) => c[series.key]);
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -117,6 +121,11 @@ const Charts: FC<{ stats: OverviewStats }> = ({ stats }) => {
           hint={
             totals.sends ? `${percent(totals.undelivered / totals.sends)} of sends undelivered` : undefined
           }
+        />
+        <Tile
+          label="Not verified"
+          value={String(totals.sends - totals.verified - totals.undelivered)}
+          hint={`${totals.pending} pending · ${totals.expired} expired · ${totals.canceled} canceled · ${totals.failed} failed`}
         />
         <Tile label="Median time to verify" value={duration(totals.medianSecondsToVerify)} />
       </section>
