@@ -10,20 +10,15 @@ import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { backupSqlite } from '../../src/store/backup.js';
+import type { CopyReport } from '../../src/store/copy/copy.js';
 import { assertCleanFailure, callServer, cliSuiteEnv, jsonOf, seedWithCli } from '../helpers/cli-setup.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase, TEST_STORE } from '../helpers/database.js';
 import { BIN, runCli, startServer } from '../helpers/process.js';
 
 const execCli = promisify(execFile);
 
-interface CopyJson {
-  from: string;
-  to: string;
-  schema: string;
-  replaced: boolean;
-  tables: { name: string; rows: number }[];
-  total_rows: number;
-}
+/** `db copy --json` prints the copy's report as the service makes it. */
+type CopyJson = CopyReport;
 
 describe('db copy (CLI)', () => {
   const { dir, env } = cliSuiteEnv();
