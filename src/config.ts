@@ -41,6 +41,8 @@ const EnvSchema = Type.Object({
   // Unset: derived from the process's descriptor limit (src/http/connections.ts).
   MAX_CONNECTIONS: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   NODE_ENV: Type.Optional(Type.String()),
+  // Webhooks may go to loopback and private addresses (local development and tests; docs/webhooks.md).
+  WEBHOOK_ALLOW_PRIVATE: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -71,6 +73,10 @@ export interface Config {
     readonly pollMs: number;
     /** How long one request to a carrier may take. */
     readonly carrierTimeoutMs: number;
+  };
+  readonly webhooks: {
+    /** WEBHOOK_ALLOW_PRIVATE=true: endpoints on loopback and private addresses are allowed. */
+    readonly allowPrivate: boolean;
   };
 }
 
@@ -132,5 +138,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: e.DELIVERY_POLL_MS,
       carrierTimeoutMs: e.CARRIER_TIMEOUT_MS,
     }),
+    webhooks: Object.freeze({ allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true' }),
   });
 }

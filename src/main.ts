@@ -38,6 +38,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       retentionDays: config.retentionDays,
       auditRetentionDays: config.auditRetentionDays,
       publicUrl: config.publicUrl,
+      webhooks: { production: config.production, allowPrivate: config.webhooks.allowPrivate },
       delivery: {
         ...config.delivery,
         log: {
@@ -98,6 +99,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const stopSweeper = startSweeper(services, config.sweepIntervalMs, app.log);
   // Also picks up, once their leases run out, the jobs of a process that died between commit and hand-over.
   const stopDispatcher = services.dispatcher.startPolling(config.delivery.pollMs);
+  // Webhook messages: committed with their state changes, sent (and retried) by whichever process claims them.
+  const stopWebhooks = services.webhookDelivery.startPolling(config.delivery.pollMs);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -106,6 +109,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
     await stopDispatcher();
+    await stopWebhooks();
     // After the last hand-over, before the store: receipts still arriving are applied until the unbind.
     await services.carrierRuntime.close();
     await stopSweeper();

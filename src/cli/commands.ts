@@ -9,6 +9,7 @@ import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { FRAUD_COMMANDS } from './fraud-commands.js';
 import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
+import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 import { WORKSPACE_COMMANDS } from './workspace-commands.js';
 
 /** The whole of standard input, less one trailing line break (what `echo` or a here-string adds). */
@@ -187,6 +188,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   ...AUDIT_COMMANDS,
+  ...WEBHOOK_COMMANDS,
   outbox: {
     usage: 'outbox [--to PHONE] [--limit N]',
     options: { to: str, limit: str },

@@ -8,7 +8,12 @@ import { buildApp } from '../../src/app.js';
 import { OPERATOR } from '../../src/audit/actor.js';
 import type { Clock } from '../../src/clock.js';
 import type { AnyCarrier } from '../../src/delivery/carriers/descriptor.js';
-import { createServices, type DeliveryOptions, type Services } from '../../src/services.js';
+import {
+  createServices,
+  type DeliveryOptions,
+  type Services,
+  type WebhookOptions,
+} from '../../src/services.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase } from './database.js';
 
@@ -70,6 +75,8 @@ export async function createTestApp(
     carrierTypes?: readonly AnyCarrier[];
     /** AUDIT_RETENTION_DAYS (default: the service's). */
     auditRetentionDays?: number;
+    /** Webhook delivery (private destinations, timeout, resolver, jitter). */
+    webhooks?: WebhookOptions;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
@@ -82,6 +89,7 @@ export async function createTestApp(
     delivery: { ...TEST_DELIVERY, ...options.delivery },
     carrierTypes: options.carrierTypes,
     auditRetentionDays: options.auditRetentionDays,
+    webhooks: options.webhooks,
   });
   const app = await buildApp({ services });
   await app.ready();
@@ -94,6 +102,7 @@ export async function createTestApp(
     async close() {
       await app.close();
       await services.dispatcher.drain();
+      await services.webhookDelivery.drain();
       await services.carrierRuntime.close();
       await handle.close();
     },
