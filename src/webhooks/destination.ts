@@ -6,8 +6,13 @@ import { invalidField } from '../errors.js';
 
 export const MAX_URL_LENGTH = 2048;
 
-/** Addresses no webhook reaches unless the operator allows private destinations (WEBHOOK_ALLOW_PRIVATE=true). */
-const BLOCKED = new BlockList();
+/**
+ * Addresses no webhook reaches unless the operator allows private destinations (WEBHOOK_ALLOW_PRIVATE=true). Two
+ * lists: a BlockList checks an IPv4 address against IPv6 rules as its IPv4-mapped form, so ::ffff:0:0/96 in one
+ * list with IPv4 addresses would block them all.
+ */
+const BLOCKED_V4 = new BlockList();
+const BLOCKED_V6 = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8], // "this network", unspecified
   ['10.0.0.0', 8], // RFC 1918
@@ -21,7 +26,7 @@ for (const [net, bits] of [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) {
-  BLOCKED.addSubnet(net, bits, 'ipv4');
+  BLOCKED_V4.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
   ['::', 128], // unspecified
@@ -32,14 +37,14 @@ for (const [net, bits] of [
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
 ] as const) {
-  BLOCKED.addSubnet(net, bits, 'ipv6');
+  BLOCKED_V6.addSubnet(net, bits, 'ipv6');
 }
 
 /** Whether an IP address is one a webhook must not reach (loopback, private, link-local, metadata, …). */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? BLOCKED_V4.check(address, 'ipv4') : BLOCKED_V6.check(address, 'ipv6');
 }
 
 /** A URL's host as an IP literal (brackets of IPv6 removed), or undefined for a name. */
