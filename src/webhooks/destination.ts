@@ -65,8 +65,8 @@ export function validateWebhookUrl(raw: unknown, rules: DestinationRules, field 
   if (typeof raw !== 'string' || raw.length === 0) throw invalidField(field, 'is required');
   if (raw.length > MAX_URL_LENGTH) throw invalidField(field, `must be at most ${MAX_URL_LENGTH} characters`);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters (NUL above all) are refused
-  if (/[\u0000-\u0020\u007f-\u009f\u2028\u2029\ufeff]/.test(raw)) {
-    throw invalidField(field, 'must not hold spaces or control characters');
+  if (/[\u0000-\u0020\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/.test(raw)) {
+    throw invalidField(field, 'must not hold spaces, control or invisible formatting characters');
   }
   let url: URL;
   try {
