@@ -219,6 +219,17 @@ export function createServices(deps: {
     auditRetentionDays: deps.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
   });
   const accounts = createAccountService({ db, clock, workspaces, audit });
+  const webhooks = createWebhookService({
+    db,
+    clock,
+    keys: webhookKeys,
+    audit,
+    rules: {
+      production: deps.webhooks?.production ?? false,
+      allowPrivate: deps.webhooks?.allowPrivate ?? false,
+    },
+    requireWorkspace: workspaces.requireWorkspace,
+  });
   return {
     clock,
     health: {
@@ -249,18 +260,8 @@ export function createServices(deps: {
     carrierTypes,
     carrierRuntime,
     statusReports,
-    secretRotation: createSecretRotation({ secrets, carriers, dispatcher }),
-    webhooks: createWebhookService({
-      db,
-      clock,
-      keys: webhookKeys,
-      audit,
-      rules: {
-        production: deps.webhooks?.production ?? false,
-        allowPrivate: deps.webhooks?.allowPrivate ?? false,
-      },
-      requireWorkspace: workspaces.requireWorkspace,
-    }),
+    secretRotation: createSecretRotation({ secrets, carriers, dispatcher, webhooks }),
+    webhooks,
     webhookDelivery: createWebhookDelivery({
       store,
       clock,

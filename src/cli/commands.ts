@@ -179,6 +179,7 @@ export const COMMANDS: Record<string, Command> = {
       printRecord({
         'carrier accounts': `${report.carrier_accounts.total} (${report.carrier_accounts.resealed} resealed)`,
         'delivery jobs': `${report.delivery_jobs.total} (${report.delivery_jobs.resealed} resealed, ${report.delivery_jobs.unreadable} unreadable)`,
+        'webhook secrets': `${report.webhook_secrets.total} (${report.webhook_secrets.resealed} resealed, ${report.webhook_secrets.unreadable} unreadable)`,
       });
       process.stderr.write(
         report.previous_secret

@@ -126,3 +126,30 @@ export async function workspacesWithEndpoints(db: Db, ids: readonly string[]): P
     .execute();
   return new Set(rows.map((r) => r.id));
 }
+
+/** Every endpoint's sealed secrets (current and, while kept, previous), by endpoint id (`secret reseal`). */
+export async function listSealedSecrets(db: Db): Promise<{ owner: string; sealed: string }[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'sealed_secret', 'sealed_previous_secret'])
+    .orderBy('id')
+    .execute();
+  return rows.flatMap((r) => [
+    { owner: r.id, sealed: r.sealed_secret },
+    ...(r.sealed_previous_secret === null ? [] : [{ owner: r.id, sealed: r.sealed_previous_secret }]),
+  ]);
+}
+
+/** Swaps one sealed secret of an endpoint if it is still `from`; false when it changed meanwhile (a rotation). */
+export async function replaceSealedSecret(db: Db, id: string, from: string, to: string): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set({
+      sealed_secret: sql<string>`CASE WHEN sealed_secret = ${from} THEN ${to} ELSE sealed_secret END`,
+      sealed_previous_secret: sql<string>`CASE WHEN sealed_previous_secret = ${from} THEN ${to} ELSE sealed_previous_secret END`,
+    })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('sealed_secret', '=', from), eb('sealed_previous_secret', '=', from)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

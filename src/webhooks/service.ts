@@ -8,7 +8,7 @@ import type { AuditRecorder } from '../audit/record.js';
 import { type Clock, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
-import { seal } from '../sealing.js';
+import { type ResealTally, resealAll, seal } from '../sealing.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../vocabulary/webhook-events.js';
@@ -227,6 +227,19 @@ export function createWebhookService(deps: {
       });
       if (!rotated) throw new AppError('not_found', `No webhook endpoint ${id}.`);
       return { id, secret, previous_secret_expires_at: toTimestamp(previousUntil) };
+    },
+
+    /**
+     * Every signing secret against the key ring; with `write`, those only the previous server secret opens are
+     * sealed again under the current one (`secret reseal`). A rotation made meanwhile is never overwritten.
+     */
+    async resealSecrets(write: boolean): Promise<ResealTally> {
+      const rows = await repo.listSealedSecrets(db);
+      return resealAll(
+        keys,
+        rows,
+        write ? (id, from, to) => repo.replaceSealedSecret(db, id, from, to) : undefined,
+      );
     },
 
     /** The endpoint's newest attempts, newest first. */
