@@ -38,7 +38,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       retentionDays: config.retentionDays,
       auditRetentionDays: config.auditRetentionDays,
       publicUrl: config.publicUrl,
-      webhooks: { production: config.production, allowPrivate: config.webhooks.allowPrivate },
+      webhooks: { production: config.production, ...config.webhooks },
       delivery: {
         ...config.delivery,
         log: {

@@ -6,6 +6,7 @@
 import { SYSTEM } from '../audit/actor.js';
 import type { AuditRecorder } from '../audit/record.js';
 import type { Clock } from '../clock.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../config.js';
 import { newId, newToken } from '../ids.js';
 import { unsealWithAny } from '../sealing.js';
 import type { KeyRing } from '../secret.js';
@@ -18,8 +19,6 @@ import { signatureHeaders } from './signing.js';
 
 const CLAIM_BATCH = 20;
 const MAX_IN_FLIGHT = 50;
-/** How long one POST may take (Standard Webhooks: 15 s at most; we give 10). */
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 export interface WebhookDeliveryDeps {
   store: Store;
@@ -49,7 +48,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const { store, clock, keys, audit } = deps;
   const { db } = store;
   const timeoutMs = deps.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-  const leaseMs = timeoutMs + 30_000;
+  // Longer than one POST can take: no other process starts the same attempt while this one may still succeed.
+  const leaseMs = timeoutMs * 2 + 1000;
   const random = deps.random ?? Math.random;
   const resolve = deps.resolve ?? systemResolve;
   const warn =
