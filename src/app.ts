@@ -23,6 +23,7 @@ import { KEY_PREFIX } from './keys/key-format.js';
 import { pingRoutes } from './keys/routes.js';
 import type { Services } from './services.js';
 import { verificationRoutes } from './verification/routes.js';
+import { webhookDocs } from './webhooks/openapi.js';
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -124,6 +125,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         },
       },
       security: [{ bearer: [] }, { apiKeyHeader: [] }],
+      // What phone-verify sends to a workspace's webhook endpoints (docs/webhooks.md).
+      webhooks: webhookDocs(),
     },
   });
   await app.register(apiDocs, { publicUrl: services.publicUrl });
