@@ -167,3 +167,31 @@ describe('webhook events: filters and workspaces without endpoints', () => {
     }
   });
 });
+
+describe('webhook events: exactly once under concurrency', () => {
+  test('racing cancels, checks and expiries emit one event per change', async () => {
+    const h = await hookedApp({ events: 'verification.canceled,verification.verified,verification.expired' });
+    try {
+      const a = await sendOk(h.api, { phone: '+61412341010', channel: 'sms' });
+      await Promise.all(Array.from({ length: 8 }, () => h.api.cancel(a.id)));
+      const b = await sendOk(h.api, { phone: '+61412341011', channel: 'sms' });
+      const code = await codeFor(h.t.services, '+61412341011');
+      await Promise.all(Array.from({ length: 8 }, () => h.api.check({ verification_id: b.id, code })));
+      const c = await sendOk(h.api, { phone: '+61412341012', channel: 'sms', ttl_seconds: 60 });
+      h.clock.advance(61_000);
+      await Promise.all([
+        h.t.services.verifications.expireDue(),
+        h.t.services.verifications.expireDue(),
+        ...Array.from({ length: 6 }, () => h.api.get(c.id)),
+      ]);
+      await h.t.services.webhookDelivery.runDue();
+      const byType = (type: string) =>
+        h.receiver.received.filter((r) => r.json.type === type).map((r) => r.json.data.id);
+      assert.deepEqual(byType('verification.canceled'), [a.id]);
+      assert.deepEqual(byType('verification.verified'), [b.id]);
+      assert.deepEqual(byType('verification.expired'), [c.id]);
+    } finally {
+      await h.close();
+    }
+  });
+});
