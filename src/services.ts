@@ -268,6 +268,7 @@ export function createServices(deps: {
       keys: webhookKeys,
       audit,
       allowPrivate: deps.webhooks?.allowPrivate ?? false,
+      production: deps.webhooks?.production ?? false,
       timeoutMs: deps.webhooks?.timeoutMs,
       resolve: deps.webhooks?.resolve,
       random: deps.webhooks?.random,

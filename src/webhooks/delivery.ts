@@ -27,6 +27,8 @@ export interface WebhookDeliveryDeps {
   keys: KeyRing;
   audit: AuditRecorder;
   allowPrivate: boolean;
+  /** NODE_ENV=production: only https:// endpoints are sent to (one added before the switch is refused). */
+  production?: boolean;
   timeoutMs?: number;
   resolve?: Resolve;
   random?: () => number;
@@ -66,6 +68,9 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   }
 
   async function post(message: messages.MessageRow, endpoint: repo.EndpointRow): Promise<PostResult> {
+    if (deps.production && !endpoint.url.startsWith('https://')) {
+      return { error: 'refused: NODE_ENV=production sends to https:// endpoints only' };
+    }
     const secrets = signingSecrets(keys, endpoint, clock.now());
     if (!secrets) return { error: "the signing secret cannot be opened with this server's secret" };
     const headers = signatureHeaders(secrets, message.event_id, clock.now(), message.body);

@@ -140,14 +140,14 @@ describe('at delivery: the resolved address', () => {
     assert.equal(await t.services.webhookDelivery.runDue(), 3);
     assert.equal(receiver?.received.length, 0);
     const endpoints = await t.services.webhooks.listEndpoints(seeded.workspaceId);
-    const errors = await Promise.all(
-      endpoints.map(
-        async (e) => (await t.services.webhooks.listAttempts(seeded.workspaceId, e.id))[0]?.error,
-      ),
-    );
-    assert.match(String(errors[0]), /refused: the host resolves to a loopback, private/);
-    assert.match(String(errors[1]), /refused/);
-    assert.match(String(errors[2]), /did not resolve/);
+    const errorOf = async (host: string) => {
+      const endpoint = endpoints.find((e) => new URL(e.url).hostname === host);
+      assert.ok(endpoint, host);
+      return String((await t.services.webhooks.listAttempts(seeded.workspaceId, endpoint.id))[0]?.error);
+    };
+    assert.match(await errorOf('rebind.example.com'), /refused: the host resolves to a loopback, private/);
+    assert.match(await errorOf('mixed.example.com'), /refused/);
+    assert.match(await errorOf('nowhere.example.com'), /did not resolve/);
   });
 
   test('the request connects to the address that was checked (the resolver answer), with the host of the URL', async () => {
@@ -164,5 +164,37 @@ describe('at delivery: the resolved address', () => {
     await t.services.webhookDelivery.runDue();
     assert.equal(receiver?.received.length, 1);
     assert.equal(receiver?.received[0]?.headers.host, `receiver.example.com:${port}`);
+  });
+});
+
+describe('at delivery: production', () => {
+  test('an http:// endpoint added before NODE_ENV=production is refused at delivery, not sent to', async () => {
+    const receiver = await startReceiver();
+    const clock = fakeClock(Date.now());
+    const dev = await createTestApp({ clock, webhooks: { allowPrivate: true } });
+    try {
+      const seeded = await seedWorkspace(dev.services);
+      const added = await dev.services.webhooks.addEndpoint(
+        { workspaceId: seeded.workspaceId, url: receiver.url, events: 'verification.created' },
+        OPERATOR,
+      );
+      await sendOk(client(dev.app, seeded.key), { phone: '+61412344003', channel: 'sms' });
+      const prod = await createTestApp({
+        dir: dev.dir,
+        clock,
+        webhooks: { allowPrivate: true, production: true },
+      });
+      try {
+        assert.equal(await prod.services.webhookDelivery.runDue(), 1);
+        assert.equal(receiver.received.length, 0);
+        const [attempt] = await prod.services.webhooks.listAttempts(seeded.workspaceId, added.id);
+        assert.match(String(attempt?.error), /https:\/\/ endpoints only/);
+      } finally {
+        await prod.close();
+      }
+    } finally {
+      await dev.close();
+      await receiver.close();
+    }
   });
 });
