@@ -24,6 +24,7 @@ import { pingRoutes } from './keys/routes.js';
 import { metricsRoute } from './metrics/serve.js';
 import type { Services } from './services.js';
 import { verificationRoutes } from './verification/routes.js';
+import { webhookDocs } from './webhooks/openapi.js';
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -132,6 +133,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         },
       },
       security: [{ bearer: [] }, { apiKeyHeader: [] }],
+      // What phone-verify sends to a workspace's webhook endpoints (docs/webhooks.md).
+      webhooks: webhookDocs(),
     },
   });
   await app.register(apiDocs, { publicUrl: services.publicUrl });

@@ -10,6 +10,7 @@ export const DEFAULT_CARRIER_TIMEOUT_MS = 10_000;
 export const DEFAULT_DATABASE_POOL_MAX = 10;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
@@ -45,6 +46,10 @@ const EnvSchema = Type.Object({
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 1024, pattern: '^[\\x21-\\x7e]+$' })),
+  // Webhooks may go to loopback and private addresses (local development and tests; docs/webhooks.md).
+  WEBHOOK_ALLOW_PRIVATE: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
+  // How long one webhook POST may take; at most Standard Webhooks' 15 seconds.
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 15_000, default: DEFAULT_WEBHOOK_TIMEOUT_MS }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -83,6 +88,12 @@ export interface Config {
     readonly pollMs: number;
     /** How long one request to a carrier may take. */
     readonly carrierTimeoutMs: number;
+  };
+  readonly webhooks: {
+    /** WEBHOOK_ALLOW_PRIVATE=true: endpoints on loopback and private addresses are allowed. */
+    readonly allowPrivate: boolean;
+    /** How long one webhook POST may take. */
+    readonly timeoutMs: number;
   };
 }
 
@@ -144,6 +155,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       waitMs: e.DELIVERY_WAIT_MS,
       pollMs: e.DELIVERY_POLL_MS,
       carrierTimeoutMs: e.CARRIER_TIMEOUT_MS,
+    }),
+    webhooks: Object.freeze({
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     }),
   });
 }

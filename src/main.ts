@@ -40,6 +40,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       retentionDays: config.retentionDays,
       auditRetentionDays: config.auditRetentionDays,
       publicUrl: config.publicUrl,
+      webhooks: { production: config.production, ...config.webhooks },
       delivery: {
         ...config.delivery,
         log: {
@@ -121,6 +122,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const stopSweeper = startSweeper(services, config.sweepIntervalMs, app.log);
   // Also picks up, once their leases run out, the jobs of a process that died between commit and hand-over.
   const stopDispatcher = services.dispatcher.startPolling(config.delivery.pollMs);
+  // Webhook messages: committed with their state changes, sent (and retried) by whichever process claims them.
+  const stopWebhooks = services.webhookDelivery.startPolling(config.delivery.pollMs);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -130,6 +133,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await app.close();
     await metricsServer?.close();
     await stopDispatcher();
+    await stopWebhooks();
     // After the last hand-over, before the store: receipts still arriving are applied until the unbind.
     await services.carrierRuntime.close();
     await stopSweeper();

@@ -9,12 +9,15 @@ import type { Dispatcher } from './delivery/dispatcher.js';
 import { AppError } from './errors.js';
 import type { ResealTally } from './sealing.js';
 import type { ServerSecrets } from './secret.js';
+import type { WebhookService } from './webhooks/service.js';
 
 export interface ResealReport {
   /** Whether PHONE_VERIFY_PREVIOUS_SECRET was set (without it, nothing can need resealing). */
   previous_secret: boolean;
   carrier_accounts: ResealTally;
   delivery_jobs: { total: number; resealed: number; unreadable: number };
+  /** Webhook endpoints' signing secrets (current and, for 24 hours after a rotation, previous). */
+  webhook_secrets: { total: number; resealed: number; unreadable: number };
 }
 
 export interface StartCheck {
@@ -34,6 +37,7 @@ export function createSecretRotation(deps: {
   secrets: ServerSecrets;
   carriers: Pick<CarrierService, 'resealCredentials'>;
   dispatcher: Pick<Dispatcher, 'resealCodes'>;
+  webhooks: Pick<WebhookService, 'resealSecrets'>;
 }) {
   const { secrets } = deps;
   const hasPrevious = secrets.previous !== undefined;
@@ -51,6 +55,17 @@ export function createSecretRotation(deps: {
       if (accounts.resealed + jobs.resealed > 0) {
         warnings.push(
           `${plural(accounts.resealed, 'carrier account', 'carrier accounts')} and ${plural(jobs.resealed, 'delivery job', 'delivery jobs')} are still sealed under PHONE_VERIFY_PREVIOUS_SECRET: run phone-verify secret reseal once every process has the new secret`,
+        );
+      }
+      const hooks = await deps.webhooks.resealSecrets(false);
+      if (hooks.resealed > 0) {
+        warnings.push(
+          `${plural(hooks.resealed, 'webhook signing secret is', 'webhook signing secrets are')} still sealed under PHONE_VERIFY_PREVIOUS_SECRET: run phone-verify secret reseal once every process has the new secret`,
+        );
+      }
+      if (hooks.unreadable.length > 0) {
+        warnings.push(
+          `the signing secrets of ${plural(new Set(hooks.unreadable).size, 'webhook endpoint', 'webhook endpoints')} (${someIds([...new Set(hooks.unreadable)])}) do not open with the server secret: their webhooks fail until each gets a new one (phone-verify webhook rotate-secret WEBHOOK_ID)`,
         );
       }
       if (jobs.unreadable.length > 0) {
@@ -73,6 +88,7 @@ export function createSecretRotation(deps: {
     async reseal(): Promise<ResealReport> {
       const accounts = await deps.carriers.resealCredentials(true);
       const jobs = await deps.dispatcher.resealCodes(true);
+      const hooks = await deps.webhooks.resealSecrets(true);
       if (accounts.unreadable.length > 0) {
         throw new AppError(
           'conflict',
@@ -83,6 +99,11 @@ export function createSecretRotation(deps: {
         previous_secret: hasPrevious,
         carrier_accounts: accounts,
         delivery_jobs: { total: jobs.total, resealed: jobs.resealed, unreadable: jobs.unreadable.length },
+        webhook_secrets: {
+          total: hooks.total,
+          resealed: hooks.resealed,
+          unreadable: hooks.unreadable.length,
+        },
       };
     },
   };

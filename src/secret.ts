@@ -60,7 +60,7 @@ export function loadServerSecrets(input: {
   return { current, previous, source };
 }
 
-export type KeyPurpose = 'code-hash' | 'session' | 'credentials' | 'delivery-jobs';
+export type KeyPurpose = 'code-hash' | 'session' | 'credentials' | 'delivery-jobs' | 'webhook-secrets';
 
 export function deriveKey(secret: string, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'phone-verify', purpose, 32));

@@ -39,8 +39,13 @@ import { createRetention, type Retention } from './store/retention.js';
 import { createIdempotency, type Idempotency } from './verification/idempotency.js';
 import { createVerificationLog, type VerificationLog } from './verification/log.js';
 import { createPhoneDirectory, type PhoneDirectory } from './verification/phone-directory.js';
+import { presentVerification } from './verification/present.js';
 import { MAX_TTL_SECONDS } from './verification/schemas.js';
 import { createVerificationService, type VerificationService } from './verification/service.js';
+import { createWebhookDelivery, type WebhookDelivery } from './webhooks/delivery.js';
+import { createEmitter } from './webhooks/emit.js';
+import type { Resolve } from './webhooks/sender.js';
+import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
 
 export interface Services {
@@ -83,6 +88,10 @@ export interface Services {
   metrics: Metrics;
   /** Changing the server secret: the start-up check and `secret reseal`. */
   secretRotation: SecretRotation;
+  /** Webhook endpoints of a workspace: add, list, remove, rotate, attempts, test, resend. */
+  webhooks: WebhookService;
+  /** Signed, durable delivery of webhook events (polled by the serving process). */
+  webhookDelivery: WebhookDelivery;
   /** What could not be made private on disk (files or folders the process does not own): each edge logs them. */
   startupWarnings: readonly string[];
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
@@ -105,6 +114,19 @@ export interface DeliveryOptions {
   log?: DeliveryLog;
 }
 
+export interface WebhookOptions {
+  /** NODE_ENV=production: only https:// endpoints. */
+  production?: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE=true: loopback and private destinations allowed. */
+  allowPrivate?: boolean;
+  /** How long one POST may take (default 10 s; tests shorten it). */
+  timeoutMs?: number;
+  /** Host resolution (tests answer with chosen addresses); default: the system's resolver. */
+  resolve?: Resolve;
+  /** Jitter source of retry delays; tests pin it. */
+  random?: () => number;
+}
+
 export interface DeliveryLog {
   info(message: string): void;
   warn(message: string, err?: unknown): void;
@@ -124,6 +146,7 @@ export function createServices(deps: {
   delivery?: DeliveryOptions;
   /** The carriers accounts may be of (default: the built-in ones; a test may add its own). */
   carrierTypes?: readonly AnyCarrier[];
+  webhooks?: WebhookOptions;
 }): Services {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
@@ -138,12 +161,15 @@ export function createServices(deps: {
   const metrics = createMetrics({ store: store.dialect });
   // Written by each service that changes something, in the transaction of the change.
   const audit = createAuditRecorder({ clock });
+  // Webhook events, emitted in the transaction of each state change they report.
+  const emit = createEmitter({ clock, present: presentVerification });
+  const webhookKeys = deriveKeys(secrets, 'webhook-secrets');
   const workspaces = createWorkspaceService({ db, clock, audit });
   const keys = createKeyService({ db, clock, workspaces, audit });
-  const devProvider = createDevProvider({ db, clock, reports: createDeliveryReports({ db, clock }) });
+  const devProvider = createDevProvider({ db, clock, reports: createDeliveryReports({ db, clock, emit }) });
   const carrierTypes = deps.carrierTypes ?? BUILT_IN_CARRIERS;
   const carrierTimeoutMs = deps.delivery?.carrierTimeoutMs ?? DEFAULT_CARRIER_TIMEOUT_MS;
-  const statusReports = createCarrierStatusReports({ db, clock });
+  const statusReports = createCarrierStatusReports({ db, clock, emit });
   const carrierRuntime = createCarrierRuntimes(carrierTypes, {
     timeoutMs: carrierTimeoutMs,
     log: deps.delivery?.log,
@@ -176,6 +202,7 @@ export function createServices(deps: {
     warn: deps.delivery?.log?.warn,
     carrierTypes,
     metrics,
+    emit,
   });
   const retentionDays = deps.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const fraud = createFraudService({ db, clock, workspaces, audit, retentionDays });
@@ -188,6 +215,7 @@ export function createServices(deps: {
     carrierTypes,
     fraud,
     metrics,
+    emit,
   });
   const requestLimiter = createRequestLimiter({ clock });
   const retention = createRetention({
@@ -197,6 +225,17 @@ export function createServices(deps: {
     auditRetentionDays: deps.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
   });
   const accounts = createAccountService({ db, clock, workspaces, audit });
+  const webhooks = createWebhookService({
+    db,
+    clock,
+    keys: webhookKeys,
+    audit,
+    rules: {
+      production: deps.webhooks?.production ?? false,
+      allowPrivate: deps.webhooks?.allowPrivate ?? false,
+    },
+    requireWorkspace: workspaces.requireWorkspace,
+  });
   return {
     clock,
     health: {
@@ -227,7 +266,20 @@ export function createServices(deps: {
     carrierTypes,
     carrierRuntime,
     statusReports,
-    secretRotation: createSecretRotation({ secrets, carriers, dispatcher }),
+    secretRotation: createSecretRotation({ secrets, carriers, dispatcher, webhooks }),
+    webhooks,
+    webhookDelivery: createWebhookDelivery({
+      store,
+      clock,
+      keys: webhookKeys,
+      audit,
+      allowPrivate: deps.webhooks?.allowPrivate ?? false,
+      production: deps.webhooks?.production ?? false,
+      timeoutMs: deps.webhooks?.timeoutMs,
+      resolve: deps.webhooks?.resolve,
+      random: deps.webhooks?.random,
+      warn: deps.delivery?.log?.warn,
+    }),
     metrics,
     startupWarnings,
     publicUrl: deps.publicUrl,
@@ -248,6 +300,7 @@ export async function openServices(
       previousSecret: config.previousSecret,
       publicUrl: config.publicUrl,
       carrierTypes,
+      webhooks: { production: config.production, allowPrivate: config.webhooks.allowPrivate },
     });
     return { services, close: () => store.close() };
   } catch (err) {

@@ -10,6 +10,7 @@ import { DB_COMMANDS } from './db-commands.js';
 import { FRAUD_COMMANDS } from './fraud-commands.js';
 import { type AnyCommand, optional, required, str, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
+import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 import { WORKSPACE_COMMANDS } from './workspace-commands.js';
 
 /** The whole of standard input, less one trailing line break (what `echo` or a here-string adds). */
@@ -179,6 +180,7 @@ export const COMMANDS: Record<string, AnyCommand> = {
       printRecord({
         'carrier accounts': `${report.carrier_accounts.total} (${report.carrier_accounts.resealed} resealed)`,
         'delivery jobs': `${report.delivery_jobs.total} (${report.delivery_jobs.resealed} resealed, ${report.delivery_jobs.unreadable} unreadable)`,
+        'webhook secrets': `${report.webhook_secrets.total} (${report.webhook_secrets.resealed} resealed, ${report.webhook_secrets.unreadable} unreadable)`,
       });
       process.stderr.write(
         report.previous_secret
@@ -189,6 +191,7 @@ export const COMMANDS: Record<string, AnyCommand> = {
   },
   ...AUDIT_COMMANDS,
   ...DB_COMMANDS,
+  ...WEBHOOK_COMMANDS,
   outbox: {
     usage: 'outbox [--to PHONE] [--limit N]',
     options: { to: str, limit: str },

@@ -22,6 +22,7 @@ const NAV = [
   { href: `${BASE}/settings`, label: 'Workspace' },
   { href: `${BASE}/carriers`, label: 'Carriers' },
   { href: `${BASE}/fraud`, label: 'Fraud' },
+  { href: `${BASE}/webhooks`, label: 'Webhooks' },
   { href: `${BASE}/settings/security/api-keys`, label: 'API keys' },
   { href: `${BASE}/audit`, label: 'Audit log' },
 ];

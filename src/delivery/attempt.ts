@@ -10,6 +10,7 @@ import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
 import { createTimeline, type NewEvent } from '../timeline/timeline.js';
+import type { EmitEvent } from '../webhooks/emit.js';
 import { type CarrierChannels, deliverySenders } from '../workspaces/channels.js';
 import { listSenders, type SenderRow } from '../workspaces/repository.js';
 import { retryDelayMs } from './backoff.js';
@@ -39,6 +40,16 @@ export interface DeliveryAttemptDeps {
   /** Which channels each carrier carries (fail-over only moves to a number that can send on the channel). */
   carrierTypes: readonly CarrierChannels[];
   metrics: DeliveryMetrics;
+  /** Webhook events of the settled hand-over, emitted in its transaction. */
+  emit: EmitEvent;
+}
+
+/** What the send that committed a job knows: its verification, senders and whether its workspace emits events. */
+export interface KnownSend {
+  row: VerificationsTable;
+  senders: SenderRow[];
+  /** The workspace has webhook endpoints (as the send's key look-up read it). */
+  webhooks?: boolean;
 }
 
 /** What the attempts count: each hand-over's result, retries, fail-overs and give-ups. */
@@ -120,11 +131,20 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     outcome: repo.DeliveryOutcome,
     event: NewEvent,
     held?: VerificationsTable,
+    emitting = true,
   ): Promise<VerificationsTable | undefined> {
     const changed = await db.transaction().execute(async (tx) => {
       const now = await repo.recordHandOver(tx, job.verification_id, outcome, clock.now());
       await jobs.deleteJob(tx, job.verification_id, token);
       await timeline.record(tx, [event]);
+      if (emitting && held && now) {
+        // A rejection that ends a pending code makes it undelivered; anything else updates its delivery.
+        const undelivered = held.status === 'pending' && now.status === 'undelivered';
+        await deps.emit(tx, undelivered ? 'verification.undelivered' : 'verification.delivery_updated', {
+          ...held,
+          ...now,
+        });
+      }
       return now;
     });
     // The row the caller holds, as it now is: only these columns change after a send.
@@ -138,6 +158,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     provider: string,
     why: string,
     held?: VerificationsTable,
+    emitting = true,
   ): Promise<VerificationsTable | undefined> {
     const errorMessage = carrierText(
       `Gave up after ${job.attempts} failed hand-over attempt(s): ${why}`,
@@ -155,6 +176,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         detail: { provider, attempts: job.attempts, error_message: errorMessage },
       },
       held,
+      emitting,
     );
   }
 
@@ -168,8 +190,10 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     job: jobs.DeliveryJobRow,
     token: string,
     code: string,
-    known?: { row: VerificationsTable; senders: SenderRow[] },
+    known?: KnownSend,
   ): Promise<VerificationsTable | undefined> {
+    // A job worked in the background does not know its workspace's endpoints: the fan-out finds them, or none.
+    const emitting = known?.webhooks ?? true;
     const row = known?.row ?? (await repo.findVerification(db, job.workspace_id, job.verification_id));
     if (row?.status !== 'pending' || row.expires_at <= clock.now()) {
       // Verified, canceled, superseded or out of time: nobody wants this code any more.
@@ -193,6 +217,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         row.delivery_provider ?? 'none',
         `the number ${row.from_number} was removed from the workspace`,
         row,
+        emitting,
       );
     }
     const provider = await providers.providerFor(sender);
@@ -226,6 +251,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
           },
         },
         row,
+        emitting,
       );
     }
     if (result.kind === 'rejected') {
@@ -240,6 +266,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
           detail: { provider: result.provider, error_code: errorCode, error_message: errorMessage },
         },
         row,
+        emitting,
       );
     }
 
@@ -254,6 +281,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         result.provider,
         `${lastError}; the code expires before another try`,
         row,
+        emitting,
       );
     }
     if (

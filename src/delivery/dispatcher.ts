@@ -10,9 +10,9 @@ import { type ResealTally, resealAll, seal } from '../sealing.js';
 import type { KeyRing } from '../secret.js';
 import type { Store } from '../store/database.js';
 import type { VerificationsTable } from '../store/tables.js';
+import type { EmitEvent } from '../webhooks/emit.js';
 import type { CarrierChannels } from '../workspaces/channels.js';
-import type { SenderRow } from '../workspaces/repository.js';
-import { createDeliveryAttempts, type DeliveryMetrics } from './attempt.js';
+import { createDeliveryAttempts, type DeliveryMetrics, type KnownSend } from './attempt.js';
 import { leaseMsFor } from './backoff.js';
 import * as jobs from './jobs.js';
 import type { ProviderRouter } from './provider.js';
@@ -37,6 +37,8 @@ export interface DispatcherDeps {
   /** Which channels each carrier carries. */
   carrierTypes: readonly CarrierChannels[];
   metrics: DeliveryMetrics;
+  /** Webhook events of settled hand-overs. */
+  emit: EmitEvent;
 }
 
 /** A job the send has just committed, held by that send for its first attempt. */
@@ -62,6 +64,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     carrierTypes: deps.carrierTypes,
     committed: store.committed,
     metrics: deps.metrics,
+    emit: deps.emit,
   });
   const inFlight = new Set<Promise<unknown>>();
 
@@ -124,11 +127,7 @@ export function createDispatcher(deps: DispatcherDeps) {
      * it goes on in the background if the caller stops waiting. Resolves to the verification as the attempt left
      * it when it settled the job (undefined when a retry was scheduled instead).
      */
-    firstAttempt(
-      job: NewJob,
-      code: string,
-      known: { row: VerificationsTable; senders: SenderRow[] },
-    ): Promise<VerificationsTable | undefined> {
+    firstAttempt(job: NewJob, code: string, known: KnownSend): Promise<VerificationsTable | undefined> {
       return track(attempt(job.row, job.token, code, known));
     },
 

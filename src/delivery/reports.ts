@@ -3,15 +3,30 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { createTimeline } from '../timeline/timeline.js';
+import type { EmitEvent } from '../webhooks/emit.js';
 import { carrierText } from './carrier-text.js';
 import type { DeliveryReportSink, StatusReport } from './provider.js';
-import { findByProviderId, recordDeliveryFailure } from './verification-delivery.js';
+import { findByProviderId, recordDeliveryFailure, statusOf } from './verification-delivery.js';
 
-export function createDeliveryReports(deps: { db: Db; clock: Clock }): DeliveryReportSink {
+export function createDeliveryReports(deps: { db: Db; clock: Clock; emit: EmitEvent }): DeliveryReportSink {
   const timeline = createTimeline(deps);
   return {
     async deliveryFailed(report) {
-      const after = await recordDeliveryFailure(deps.db, report.verificationId, report, deps.clock.now());
+      // The failure and its webhook event commit together: `undelivered` when it ends a pending code, else an
+      // update of the delivery (the report changed its error fields).
+      const after = await deps.db.transaction().execute(async (tx) => {
+        const before = await statusOf(tx, report.verificationId);
+        const row = await recordDeliveryFailure(tx, report.verificationId, report, deps.clock.now());
+        if (row) {
+          const undelivered = before === 'pending' && row.status === 'undelivered';
+          await deps.emit(
+            tx,
+            undelivered ? 'verification.undelivered' : 'verification.delivery_updated',
+            row,
+          );
+        }
+        return row;
+      });
       if (!after) return false;
       await timeline.recordAfter([
         {
@@ -42,7 +57,11 @@ export interface CarrierStatusReports {
   apply(input: { workspaceId: string; carrier: string; report: StatusReport }): Promise<StatusOutcome>;
 }
 
-export function createCarrierStatusReports(deps: { db: Db; clock: Clock }): CarrierStatusReports {
+export function createCarrierStatusReports(deps: {
+  db: Db;
+  clock: Clock;
+  emit: EmitEvent;
+}): CarrierStatusReports {
   const sink = createDeliveryReports(deps);
   return {
     async apply({ workspaceId, carrier, report }) {

@@ -153,7 +153,7 @@ export function recordDeliveryFailure(
   id: string,
   failure: { errorCode: string; errorMessage: string },
   now: number,
-): Promise<{ workspace_id: string; status: string } | undefined> {
+): Promise<VerificationRow | undefined> {
   return db
     .updateTable('verifications')
     .set({
@@ -171,6 +171,12 @@ export function recordDeliveryFailure(
         eb('error_message', '!=', failure.errorMessage),
       ]),
     )
-    .returning(['workspace_id', 'status'])
+    .returningAll()
     .executeTakeFirst();
+}
+
+/** A verification's status (undefined: no such verification), read before a report changes it. */
+export async function statusOf(db: Db, id: string): Promise<Status | undefined> {
+  const row = await db.selectFrom('verifications').select('status').where('id', '=', id).executeTakeFirst();
+  return row?.status;
 }

@@ -28,7 +28,7 @@ k as (
   select input.ord, input.req_window,
     a.id, a.name, a.workspace_id, a.scopes, a.expires_at, a.revoked_at, a.last_used_at,
     w.name as workspace_name, w.allowed_countries, w.send_limit, w.send_window_seconds, w.request_limit_per_minute,
-    w.guess_limit, w.guess_window_seconds,
+    w.guess_limit, w.guess_window_seconds, w.webhook_endpoints,
     (a.revoked_at is null and (a.expires_at is null or a.expires_at > input.at)
       and (input.scope is null or a.scopes::jsonb @> jsonb_build_array(input.scope))) as admits
   from input

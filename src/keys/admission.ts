@@ -13,7 +13,7 @@ import { countRequest } from '../limits/request-limit.js';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared } from '../store/prepared.js';
 import type { Database } from '../store/tables.js';
-import type { SettingColumn } from '../workspaces/repository.js';
+import type { RequestColumn } from '../workspaces/repository.js';
 import { type AdmissionInputs, admitInBatch } from './admission-batch.js';
 
 /**
@@ -25,7 +25,7 @@ function keyLookup(qc: QueryCreator<Database>, keyHash: string) {
   return qc
     .selectFrom('api_keys')
     .select((eb) => {
-      const ofWorkspace = <C extends SettingColumn>(column: C) =>
+      const ofWorkspace = <C extends RequestColumn>(column: C) =>
         eb
           .selectFrom('workspaces')
           .select(column)
@@ -46,6 +46,7 @@ function keyLookup(qc: QueryCreator<Database>, keyHash: string) {
         ofWorkspace('request_limit_per_minute').$notNull().as('request_limit_per_minute'),
         ofWorkspace('guess_limit').$notNull().as('guess_limit'),
         ofWorkspace('guess_window_seconds').$notNull().as('guess_window_seconds'),
+        ofWorkspace('webhook_endpoints').$notNull().as('webhook_endpoints'),
       ];
     })
     .where('api_keys.key_hash', '=', keyHash);

@@ -6,7 +6,7 @@ import { type Clock, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
-import type { SettingColumn, WorkspaceRow } from '../workspaces/repository.js';
+import type { RequestColumn, WorkspaceRow } from '../workspaces/repository.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import { admit } from './admission.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
@@ -35,7 +35,7 @@ export interface CreatedKey extends KeyView {
 }
 
 /** The workspace's settings as the request's key lookup read them (this request's own read, never a cache). */
-export type PrincipalWorkspace = Pick<WorkspaceRow, 'id' | SettingColumn>;
+export type PrincipalWorkspace = Pick<WorkspaceRow, 'id' | RequestColumn>;
 
 export interface Principal {
   keyId: string;
@@ -216,6 +216,7 @@ export function createKeyService(deps: {
           request_limit_per_minute: row.request_limit_per_minute,
           guess_limit: row.guess_limit,
           guess_window_seconds: row.guess_window_seconds,
+          webhook_endpoints: Number(row.webhook_endpoints),
         },
       };
       return { principal, requestCount: row.request_count ?? undefined };

@@ -27,7 +27,15 @@ export interface OverviewStats {
   countries: (Rated & { country: string })[];
 }
 
-const ZERO: Counts = { sends: 0, verified: 0, undelivered: 0, pending: 0, canceled: 0, expired: 0, failed: 0 };
+const ZERO: Counts = {
+  sends: 0,
+  verified: 0,
+  undelivered: 0,
+  pending: 0,
+  canceled: 0,
+  expired: 0,
+  failed: 0,
+};
 
 function add(a: Counts, b: Counts): Counts {
   const sum = { ...a, sends: a.sends + b.sends };

@@ -20,6 +20,11 @@ const COUNTER_KEEP_MS = 120_000;
  * a day at most (workspaces/service.ts LIMIT_RANGES); older ones no look-up reaches.
  */
 export const GUESS_FAILURES_KEEP_MS = DAY_MS;
+/**
+ * Settled webhook messages (their body is a snapshot of a verification) and webhook attempts are kept a week, for
+ * the dashboard's attempts and "resend" (docs/webhooks.md), or RETENTION_DAYS where that is shorter.
+ */
+export const WEBHOOK_KEEP_MS = 7 * DAY_MS;
 
 export interface PruneResult {
   verifications: number;
@@ -37,6 +42,9 @@ export interface PruneResult {
   idempotencyKeys: number;
   /** Audit entries older than AUDIT_RETENTION_DAYS. */
   audit: number;
+  /** Settled webhook messages and webhook attempts past WEBHOOK_KEEP_MS. */
+  webhookMessages: number;
+  webhookAttempts: number;
 }
 
 export function createRetention(deps: {
@@ -179,6 +187,48 @@ export function createRetention(deps: {
     return total;
   }
 
+  /** Deletes settled webhook messages settled before `cutoff`, and attempts made before it, in batches. */
+  async function pruneWebhooks(
+    cutoff: number,
+  ): Promise<{ webhookMessages: number; webhookAttempts: number }> {
+    let webhookMessages = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const result = await db
+        .deleteFrom('webhook_messages')
+        .where((eb) =>
+          eb(
+            eb.refTuple('event_id', 'endpoint_id'),
+            'in',
+            lock(
+              eb
+                .selectFrom('webhook_messages')
+                .select(['event_id', 'endpoint_id'])
+                .where('state', '!=', 'pending')
+                .where('settled_at', '<', cutoff)
+                .limit(BATCH),
+            ).$asTuple('event_id', 'endpoint_id'),
+          ),
+        )
+        .executeTakeFirst();
+      const n = Number(result.numDeletedRows);
+      webhookMessages += n;
+      if (n < BATCH) break;
+    }
+    let webhookAttempts = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const result = await db
+        .deleteFrom('webhook_attempts')
+        .where('id', 'in', (eb) =>
+          lock(eb.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).limit(BATCH)),
+        )
+        .executeTakeFirst();
+      const n = Number(result.numDeletedRows);
+      webhookAttempts += n;
+      if (n < BATCH) break;
+    }
+    return { webhookMessages, webhookAttempts };
+  }
+
   return {
     async prune(): Promise<PruneResult> {
       const now = clock.now();
@@ -212,6 +262,7 @@ export function createRetention(deps: {
         numbers,
         idempotencyKeys: Number(keys.numDeletedRows),
         audit: await pruneAudit(now - deps.auditRetentionDays * DAY_MS),
+        ...(await pruneWebhooks(now - Math.min(WEBHOOK_KEEP_MS, deps.retentionDays * DAY_MS))),
       };
     },
   };

@@ -8,6 +8,7 @@ import type { Country } from '../vocabulary/countries.js';
 import type { EventKind } from '../vocabulary/event-kinds.js';
 import type { NumberType } from '../vocabulary/number-types.js';
 import type { Status } from '../vocabulary/statuses.js';
+import type { WebhookEventType } from '../vocabulary/webhook-events.js';
 export interface WorkspacesTable {
   id: string;
   name: string;
@@ -22,6 +23,8 @@ export interface WorkspacesTable {
   guess_window_seconds: number;
   created_at: number;
   updated_at: number;
+  /** Enabled webhook endpoints (src/webhooks/): 0 means no event is emitted, at no cost on the request paths. */
+  webhook_endpoints: number;
 }
 
 export interface WorkspaceNumbersTable {
@@ -363,4 +366,59 @@ export interface Database {
   fraud_range_numbers: FraudRangeNumbersTable;
   fraud_blocks: FraudBlocksTable;
   audit_log: AuditLogTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}
+
+/** A workspace's webhook endpoint (src/webhooks/). */
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** null: every event type; else ',type,type,'. */
+  events: string | null;
+  /** The signing secret (whsec_…), sealed under deriveKey(secret, 'webhook-secrets') with the endpoint id. */
+  sealed_secret: string;
+  /** The secret before the last rotation, still signing until previous_until. */
+  sealed_previous_secret: string | null;
+  previous_until: number | null;
+  /** When the endpoint began failing (cleared by a success); five days of it disable the endpoint. */
+  failing_since: number | null;
+  disabled_at: number | null;
+  created_at: number;
+}
+
+/** One event to one endpoint: the delivery job, kept once settled until retention prunes it. */
+export interface WebhookMessagesTable {
+  /** The webhook-id header: the same for every endpoint and every retry of the event. */
+  event_id: string;
+  endpoint_id: string;
+  workspace_id: string;
+  /** An event type, or 'webhook.test' (the dashboard's test event). */
+  type: WebhookEventType | 'webhook.test';
+  verification_id: string | null;
+  /** The exact body sent on every attempt (snapshot taken when the event was emitted). */
+  body: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number;
+  lease_token: string | null;
+  created_at: number;
+  settled_at: number | null;
+}
+
+/** One delivery attempt of a message. */
+export interface WebhookAttemptsTable {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  type: WebhookEventType | 'webhook.test';
+  at: number;
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
+  excerpt: string | null;
 }

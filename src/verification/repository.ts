@@ -120,19 +120,36 @@ export async function supersedePending(
   return (await supersede(db, { workspaceId, phone, now })).rows;
 }
 
+function supersedeWhere(db: Db, p: { workspaceId: string; phone: string; now: number }) {
+  return (
+    db
+      .updateTable('verifications')
+      .set({
+        status: sql<Status>`CASE WHEN expires_at <= ${p.now} THEN 'expired' ELSE 'canceled' END`,
+        updated_at: p.now,
+      })
+      .where('workspace_id', '=', p.workspaceId)
+      .where('phone', '=', p.phone)
+      // A literal, not a parameter: the planner then takes the partial index of pending codes (six times faster).
+      .where('status', '=', sql.lit<Status>('pending'))
+  );
+}
 const supersede = prepared((db, p: { workspaceId: string; phone: string; now: number }) =>
-  db
-    .updateTable('verifications')
-    .set({
-      status: sql<Status>`CASE WHEN expires_at <= ${p.now} THEN 'expired' ELSE 'canceled' END`,
-      updated_at: p.now,
-    })
-    .where('workspace_id', '=', p.workspaceId)
-    .where('phone', '=', p.phone)
-    // A literal, not a parameter: the planner then takes the partial index of pending codes (six times faster).
-    .where('status', '=', sql.lit<Status>('pending'))
-    .returning(['id', 'status', 'expires_at']),
+  supersedeWhere(db, p).returning(['id', 'status', 'expires_at']),
 );
+const supersedeRows = prepared((db, p: { workspaceId: string; phone: string; now: number }) =>
+  supersedeWhere(db, p).returningAll(),
+);
+
+/** supersedePending returning the whole rows, for a workspace whose changes emit webhook events. */
+export async function supersedePendingRows(
+  db: Db,
+  workspaceId: string,
+  phone: string,
+  now: number,
+): Promise<VerificationRow[]> {
+  return (await supersedeRows(db, { workspaceId, phone, now })).rows;
+}
 
 /**
  * Persists expiry of one verification if it is due; a no-op otherwise. True only for the caller whose
@@ -142,30 +159,32 @@ export async function expireIfDue(db: Db, id: string, now: number): Promise<bool
   return (await expireOne(db, { id, now })).rows.length > 0;
 }
 
-const expireOne = prepared((db, p: { id: string; now: number }) =>
+const expireWhere = (db: Db, p: { id: string; now: number }) =>
   db
     .updateTable('verifications')
     .set({ status: 'expired', updated_at: p.now })
     .where('id', '=', p.id)
     .where('status', '=', 'pending')
-    .where('expires_at', '<=', p.now)
-    .returning('id'),
-);
+    .where('expires_at', '<=', p.now);
+const expireOne = prepared((db, p: { id: string; now: number }) => expireWhere(db, p).returning('id'));
+const expireOneRow = prepared((db, p: { id: string; now: number }) => expireWhere(db, p).returningAll());
+
+/** expireIfDue returning the expired row (undefined: not this caller's change), for emitting its event. */
+export async function expireRowIfDue(db: Db, id: string, now: number): Promise<VerificationRow | undefined> {
+  return (await expireOneRow(db, { id, now })).rows[0];
+}
 
 /**
  * The sweeper's bulk expiry. Idempotent, so several processes may run it at once; each row comes back to the
  * one process whose statement changed it.
  */
-export function expireAllDue(
-  db: Db,
-  now: number,
-): Promise<{ id: string; workspace_id: string; expires_at: number }[]> {
+export function expireAllDue(db: Db, now: number): Promise<VerificationRow[]> {
   return db
     .updateTable('verifications')
     .set({ status: 'expired', updated_at: now })
     .where('status', '=', 'pending')
     .where('expires_at', '<=', now)
-    .returning(['id', 'workspace_id', 'expires_at'])
+    .returningAll()
     .execute();
 }
 
@@ -223,12 +242,21 @@ export async function cancelPending(db: Db, id: string, now: number): Promise<bo
   return (await cancelOne(db, { id, now })).rows.length > 0;
 }
 
-const cancelOne = prepared((db, p: { id: string; now: number }) =>
+const cancelWhere = (db: Db, p: { id: string; now: number }) =>
   db
     .updateTable('verifications')
     .set({ status: 'canceled', updated_at: p.now })
     .where('id', '=', p.id)
     .where('status', '=', 'pending')
-    .where('expires_at', '>', p.now)
-    .returning('id'),
-);
+    .where('expires_at', '>', p.now);
+const cancelOne = prepared((db, p: { id: string; now: number }) => cancelWhere(db, p).returning('id'));
+const cancelOneRow = prepared((db, p: { id: string; now: number }) => cancelWhere(db, p).returningAll());
+
+/** cancelPending returning the canceled row, for emitting its event. */
+export async function cancelPendingRow(
+  db: Db,
+  id: string,
+  now: number,
+): Promise<VerificationRow | undefined> {
+  return (await cancelOneRow(db, { id, now })).rows[0];
+}

@@ -13,6 +13,8 @@ import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/ou
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
+import type { EmitEvent } from '../webhooks/emit.js';
+import { workspacesWithEndpoints } from '../webhooks/repository.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
 import { type CarrierChannels, selectSender } from '../workspaces/channels.js';
 import { parseDestination, parsePhone } from '../workspaces/phone-number.js';
@@ -48,7 +50,15 @@ export interface VerificationDeps {
   warn?: (err: unknown) => void;
   /** Sends and checks, counted by outcome. */
   metrics: Pick<Metrics, 'send' | 'check'>;
+  /**
+   * Webhook events, emitted in the transaction of the change they report; only for a workspace with an enabled
+   * endpoint (its count comes with the API key's look-up), so the others pay nothing.
+   */
+  emit: EmitEvent;
 }
+
+/** Whether changes in this workspace emit webhook events (the count read with the request's key). */
+const emitsFor = (principal: Principal) => principal.workspace.webhook_endpoints > 0;
 
 /** JSON of the caller's metadata; undefined when it nests too deeply to serialise (never a 500 for input). */
 function serialiseMetadata(metadata: object): string | undefined {
@@ -71,7 +81,7 @@ async function waitAtMost<T>(work: Promise<T>, ms: number): Promise<T | undefine
 }
 
 export function createVerificationService(deps: VerificationDeps) {
-  const { db, clock, codeKeys, dispatcher, deliveryWaitMs } = deps;
+  const { db, clock, codeKeys, dispatcher, deliveryWaitMs, emit } = deps;
   const timeline = createTimeline({ db, clock, warn: deps.warn });
 
   async function requireVerification(workspaceId: string, id: string): Promise<repo.VerificationRow> {
@@ -81,10 +91,20 @@ export function createVerificationService(deps: VerificationDeps) {
     return row;
   }
 
-  /** Expiry is enforced at every read: a pending verification at or past expires_at is stored as expired. */
-  async function settled(row: repo.VerificationRow): Promise<repo.VerificationRow> {
+  /**
+   * Expiry is enforced at every read: a pending verification at or past expires_at is stored as expired. With
+   * `emitting` (the workspace has webhook endpoints, or the caller does not know), its event commits with it.
+   */
+  async function settled(row: repo.VerificationRow, emitting = true): Promise<repo.VerificationRow> {
     if (row.status !== 'pending' || row.expires_at > clock.now()) return row;
-    if (await repo.expireIfDue(db, row.id, clock.now())) await timeline.recordAfter([expiredEvent(row)]);
+    const expired = emitting
+      ? await db.transaction().execute(async (tx) => {
+          const after = await repo.expireRowIfDue(tx, row.id, clock.now());
+          if (after) await emit(tx, 'verification.expired', after);
+          return after !== undefined;
+        })
+      : await repo.expireIfDue(db, row.id, clock.now());
+    if (expired) await timeline.recordAfter([expiredEvent(row)]);
     return requireVerification(row.workspace_id, row.id);
   }
 
@@ -111,6 +131,7 @@ export function createVerificationService(deps: VerificationDeps) {
     async send(principal: Principal, body: SendBody): Promise<Verification> {
       // The workspace as this request's key lookup read it.
       const ws = principal.workspace;
+      const emitting = emitsFor(principal);
       const numbers = await listSenders(db, ws.id);
       const channel = body.channel ?? 'voice';
       const brandName = body.brand_name === undefined ? ws.name : validateBrandName(body.brand_name);
@@ -166,10 +187,19 @@ export function createVerificationService(deps: VerificationDeps) {
         const refused = await deps.fraud.guardSend(tx, ws.id, destination.e164, now);
         if (refused) return refused;
         await enforceSendLimit(tx, ws, destination.e164, now);
-        const superseded = await repo.supersedePending(tx, ws.id, destination.e164, now);
+        const superseded = emitting
+          ? await repo.supersedePendingRows(tx, ws.id, destination.e164, now)
+          : await repo.supersedePending(tx, ws.id, destination.e164, now);
         await repo.insertVerification(tx, row);
         // With the verification, or not at all: a committed code always has its delivery job.
         await insertJob(tx, job.row);
+        if (emitting) {
+          // Supersede cancels the older code (or records its expiry, where its time had run out).
+          for (const old of superseded as repo.VerificationRow[]) {
+            await emit(tx, old.status === 'expired' ? 'verification.expired' : 'verification.canceled', old);
+          }
+          await emit(tx, 'verification.created', row);
+        }
         // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
         await timeline.record(tx, [
           ...supersedeEvents(ws.id, superseded, row.id),
@@ -186,7 +216,7 @@ export function createVerificationService(deps: VerificationDeps) {
 
       // The first hand-over, waited for a short while so the response can say whether it was made; past the
       // deadline it goes on in the background, and the dispatcher retries what fails transiently.
-      const known = { row, senders: numbers };
+      const known = { row, senders: numbers, webhooks: emitting };
       const handedOver = await waitAtMost(dispatcher.firstAttempt(job, code, known), deliveryWaitMs);
       // The settled hand-over returns the row it wrote; only a send still retrying or past the deadline reads it.
       const sent = handedOver ?? (await requireVerification(ws.id, row.id));
@@ -214,7 +244,8 @@ export function createVerificationService(deps: VerificationDeps) {
         row = found;
       }
 
-      row = await settled(row);
+      const emitting = emitsFor(principal);
+      row = await settled(row, emitting);
       const ws = principal.workspace;
       if (row.status === 'pending') {
         const pending = row;
@@ -229,11 +260,14 @@ export function createVerificationService(deps: VerificationDeps) {
           if (!spent) return undefined;
           if (!correct) await countGuessFailure(tx, ws.id, pending.phone, now);
           await timeline.record(tx, attemptEvents(spent));
+          // A wrong guess with attempts left changes no state: no event.
+          if (emitting && spent.status === 'verified') await emit(tx, 'verification.verified', spent);
+          if (emitting && spent.status === 'failed') await emit(tx, 'verification.failed', spent);
           return spent;
         });
         if (after) return presentCheck(after);
         // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.
-        row = await settled(await requireVerification(row.workspace_id, row.id));
+        row = await settled(await requireVerification(row.workspace_id, row.id), emitting);
       }
       // Nothing is judged against a finished verification, yet every check of a number past its ceiling is refused.
       await enforceGuessCeiling(db, ws, row.phone, clock.now());
@@ -241,12 +275,24 @@ export function createVerificationService(deps: VerificationDeps) {
     },
 
     async get(principal: Principal, id: string): Promise<Verification> {
-      return presentVerification(await settled(await requireVerification(principal.workspaceId, id)));
+      return presentVerification(
+        await settled(await requireVerification(principal.workspaceId, id), emitsFor(principal)),
+      );
     },
 
     async cancel(principal: Principal, id: string): Promise<Verification> {
-      const row = await settled(await requireVerification(principal.workspaceId, id));
-      if (row.status === 'pending' && (await repo.cancelPending(db, row.id, clock.now()))) {
+      const emitting = emitsFor(principal);
+      const row = await settled(await requireVerification(principal.workspaceId, id), emitting);
+      const cancel = async (): Promise<boolean> => {
+        if (!emitting) return repo.cancelPending(db, row.id, clock.now());
+        // The cancel and its event commit together.
+        return db.transaction().execute(async (tx) => {
+          const after = await repo.cancelPendingRow(tx, row.id, clock.now());
+          if (after) await emit(tx, 'verification.canceled', after);
+          return after !== undefined;
+        });
+      };
+      if (row.status === 'pending' && (await cancel())) {
         await timeline.recordAfter([
           {
             verificationId: row.id,
@@ -256,12 +302,26 @@ export function createVerificationService(deps: VerificationDeps) {
           },
         ]);
       }
-      return presentVerification(await settled(await requireVerification(principal.workspaceId, id)));
+      return presentVerification(
+        await settled(await requireVerification(principal.workspaceId, id), emitting),
+      );
     },
 
-    /** The sweeper's part: persists expiry of every due verification. */
+    /**
+     * The sweeper's part: persists expiry of every due verification, with the webhook events of those whose
+     * workspace has endpoints in the same transaction (so `verification.expired` goes out even if nobody reads it).
+     */
     async expireDue(): Promise<number> {
-      const expired = await repo.expireAllDue(db, clock.now());
+      const expired = await db.transaction().execute(async (tx) => {
+        const rows = await repo.expireAllDue(tx, clock.now());
+        const emitting = await workspacesWithEndpoints(
+          tx,
+          rows.map((r) => r.workspace_id),
+        );
+        for (const row of rows)
+          if (emitting.has(row.workspace_id)) await emit(tx, 'verification.expired', row);
+        return rows;
+      });
       await timeline.recordAfter(expired.map((row) => expiredEvent(row)));
       return expired.length;
     },

@@ -21,5 +21,11 @@ export const AUDIT_ACTIONS = [
   'fraud.allow_added',
   'fraud.allow_removed',
   'fraud.block_lifted',
+  'webhook.added',
+  'webhook.removed',
+  'webhook.secret_rotated',
+  'webhook.disabled',
+  'webhook.test_sent',
+  'webhook.resent',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -103,6 +103,12 @@ export type SettingColumn =
   | 'guess_limit'
   | 'guess_window_seconds';
 
+/**
+ * What every API request reads of its workspace with its key: the settings, and the count of enabled webhook
+ * endpoints (kept by src/webhooks/ with each endpoint's change), which says whether a state change emits events.
+ */
+export type RequestColumn = SettingColumn | 'webhook_endpoints';
+
 /** The settings an operator may change; updated_at moves with every change. */
 export type WorkspaceChanges = Partial<Pick<WorkspaceRow, SettingColumn>>;
 

@@ -94,6 +94,7 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock; audit: Audi
         guess_window_seconds: DEFAULT_LIMITS.guessWindowSeconds,
         created_at: now,
         updated_at: now,
+        webhook_endpoints: 0,
       };
       const insert = async (t: Db) => {
         await repo.insertWorkspace(t, row);

@@ -23,6 +23,7 @@ describe('dashboard navigation', () => {
     ['/dashboard/settings', 'Workspace'],
     ['/dashboard/carriers', 'Carriers'],
     ['/dashboard/settings/security/api-keys', 'API keys'],
+    ['/dashboard/webhooks', 'Webhooks'],
     ['/dashboard/audit', 'Audit log'],
   ] as const) {
     test(`${path} marks exactly "${label}" as the current page`, async () => {

@@ -8,7 +8,12 @@ import { buildApp } from '../../src/app.js';
 import { OPERATOR } from '../../src/audit/actor.js';
 import type { Clock } from '../../src/clock.js';
 import type { AnyCarrier } from '../../src/delivery/carriers/descriptor.js';
-import { createServices, type DeliveryOptions, type Services } from '../../src/services.js';
+import {
+  createServices,
+  type DeliveryOptions,
+  type Services,
+  type WebhookOptions,
+} from '../../src/services.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase } from './database.js';
 
@@ -74,6 +79,8 @@ export async function createTestApp(
     metricsToken?: string;
     /** PUBLIC_URL (default: TEST_PUBLIC_URL, a loopback address). */
     publicUrl?: string;
+    /** Webhook delivery (private destinations, timeout, resolver, jitter). */
+    webhooks?: WebhookOptions;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
@@ -86,6 +93,7 @@ export async function createTestApp(
     delivery: { ...TEST_DELIVERY, ...options.delivery },
     carrierTypes: options.carrierTypes,
     auditRetentionDays: options.auditRetentionDays,
+    webhooks: options.webhooks,
   });
   const app = await buildApp({
     services,
@@ -101,6 +109,7 @@ export async function createTestApp(
     async close() {
       await app.close();
       await services.dispatcher.drain();
+      await services.webhookDelivery.drain();
       await services.carrierRuntime.close();
       await handle.close();
     },

@@ -33,6 +33,7 @@ interface ResealJson {
   previous_secret: boolean;
   carrier_accounts: { total: number; resealed: number; unreadable: string[] };
   delivery_jobs: { total: number; resealed: number; unreadable: number };
+  webhook_secrets: { total: number; resealed: number; unreadable: number };
 }
 
 /** A Twilio status callback for a message, signed with the account's auth token: the server's answer. */
@@ -152,6 +153,7 @@ describe('changing the server secret', () => {
       previous_secret: true,
       carrier_accounts: { total: 1, resealed: 1, unreadable: [] },
       delivery_jobs: { total: 0, resealed: 0, unreadable: 0 },
+      webhook_secrets: { total: 0, resealed: 0, unreadable: 0 },
     });
     // Nothing is left for a second run.
     assert.equal(cliJson<ResealJson>(['secret', 'reseal'], withBAndA).carrier_accounts.resealed, 0);
@@ -264,6 +266,7 @@ describe('PHONE_VERIFY_PREVIOUS_SECRET and secret reseal, attacked', () => {
       previous_secret: false,
       carrier_accounts: { total: 0, resealed: 0, unreadable: [] },
       delivery_jobs: { total: 0, resealed: 0, unreadable: 0 },
+      webhook_secrets: { total: 0, resealed: 0, unreadable: 0 },
     });
   });
 });

@@ -110,6 +110,8 @@ describe('retention', () => {
       numbers: 0,
       idempotencyKeys: 0,
       audit: 0,
+      webhookMessages: 0,
+      webhookAttempts: 0,
     });
   });
 

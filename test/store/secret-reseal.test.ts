@@ -86,6 +86,7 @@ describe('secret reseal (services)', () => {
       previous_secret: true,
       carrier_accounts: { total: 1, resealed: 1, unreadable: [] },
       delivery_jobs: { total: 1, resealed: 1, unreadable: 0 },
+      webhook_secrets: { total: 0, resealed: 0, unreadable: 0 },
     });
     const job = await findJob(handle.store.db, verification.id);
     assert.ok(job);

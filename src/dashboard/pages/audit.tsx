@@ -37,6 +37,12 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'fraud.allow_added': 'Added to the allow list',
   'fraud.allow_removed': 'Removed from the allow list',
   'fraud.block_lifted': 'Range block lifted',
+  'webhook.added': 'Webhook endpoint added',
+  'webhook.removed': 'Webhook endpoint removed',
+  'webhook.secret_rotated': 'Webhook signing secret rotated',
+  'webhook.disabled': 'Webhook endpoint disabled (failing for 5 days)',
+  'webhook.test_sent': 'Webhook test event sent',
+  'webhook.resent': 'Webhook event resent',
 };
 
 const ACTOR_LABELS: Record<string, string> = { cli: 'Operator (CLI)', system: 'System' };

@@ -9,6 +9,7 @@ import { registerInboxPages } from './inbox.js';
 import { registerOverviewPage } from './overview.js';
 import { registerSettingsPages } from './settings.js';
 import { registerVerificationPages } from './verifications.js';
+import { registerWebhookPages } from './webhooks.js';
 
 export function registerPages(app: FastifyInstance, services: Services): void {
   registerOverviewPage(app, services);
@@ -18,5 +19,6 @@ export function registerPages(app: FastifyInstance, services: Services): void {
   registerCarrierPages(app, services);
   registerApiKeyPages(app, services);
   registerFraudPages(app, services);
+  registerWebhookPages(app, services);
   registerAuditPage(app, services);
 }

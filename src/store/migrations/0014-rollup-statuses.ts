@@ -18,5 +18,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const column of COLUMNS) await db.schema.alterTable('verification_rollups').dropColumn(column).execute();
+  for (const column of COLUMNS)
+    await db.schema.alterTable('verification_rollups').dropColumn(column).execute();
 }
