@@ -279,6 +279,7 @@ export function createServices(deps: {
       resolve: deps.webhooks?.resolve,
       random: deps.webhooks?.random,
       warn: deps.delivery?.log?.warn,
+      metrics,
     }),
     metrics,
     startupWarnings,

@@ -76,6 +76,18 @@ export function createMetrics(options: { store: 'sqlite' | 'postgres' }) {
     labelNames: ['channel'] as const,
     registers,
   });
+  const webhookAttempts = new Histogram({
+    name: 'phone_verify_webhook_attempt_duration_seconds',
+    help: 'Webhook POSTs to endpoints, by result (delivered: a 2xx; rejected: another status; no_answer: refused destination, timeout, connection error); its _count counts them.',
+    labelNames: ['result'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const webhooksDisabled = new Counter({
+    name: 'phone_verify_webhook_endpoints_disabled_total',
+    help: 'Webhook endpoints disabled after five days of failed attempts.',
+    registers,
+  });
   const queryDuration = new Histogram({
     name: 'phone_verify_db_query_duration_seconds',
     help: 'Time of one database statement, as this process waits for it.',
@@ -121,6 +133,15 @@ export function createMetrics(options: { store: 'sqlite' | 'postgres' }) {
     },
     deliveryGaveUp(channel: string): void {
       gaveUp.labels(channel).inc();
+    },
+    /** One webhook POST: its HTTP status (undefined when none came) and how long it took. */
+    webhookAttempt(status: number | undefined, seconds: number): void {
+      const result =
+        status === undefined ? 'no_answer' : status >= 200 && status < 300 ? 'delivered' : 'rejected';
+      webhookAttempts.labels(result).observe(seconds);
+    },
+    webhookDisabled(): void {
+      webhooksDisabled.inc();
     },
     /** One database statement's duration, in seconds. */
     query(seconds: number): void {

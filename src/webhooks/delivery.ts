@@ -8,6 +8,7 @@ import type { AuditRecorder } from '../audit/record.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../config.js';
 import { newId, newToken } from '../ids.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { unsealWithAny } from '../sealing.js';
 import type { KeyRing } from '../secret.js';
 import type { Store } from '../store/database.js';
@@ -33,6 +34,8 @@ export interface WebhookDeliveryDeps {
   resolve?: Resolve;
   random?: () => number;
   warn?: (message: string, err?: unknown) => void;
+  /** Each attempt's result and time, and endpoints disabled (the process's metrics). */
+  metrics: Pick<Metrics, 'webhookAttempt' | 'webhookDisabled'>;
 }
 
 /** The secrets that sign now: the current one, and the one it replaced during its 24 hours of grace. */
@@ -94,7 +97,9 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     }
     const started = performance.now();
     const result = await post(message, endpoint);
-    const latency = Math.round(performance.now() - started);
+    const elapsed = performance.now() - started;
+    deps.metrics.webhookAttempt(result.status, elapsed / 1000);
+    const latency = Math.round(elapsed);
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
     const attempts = message.attempts + 1;
     await db.transaction().execute(async (tx) => {
@@ -136,6 +141,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   async function disable(tx: typeof db, endpointId: string, now: number): Promise<void> {
     const disabled = await repo.disableEndpoint(tx, endpointId, now);
     if (!disabled) return;
+    deps.metrics.webhookDisabled();
     await repo.addToEndpointCount(tx, disabled.workspace_id, -1);
     await messages.failPending(tx, endpointId, now);
     await audit.record(tx, SYSTEM, {

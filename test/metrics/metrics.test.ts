@@ -209,3 +209,25 @@ describe('GET /metrics on the main port', () => {
     }
   });
 });
+
+describe('webhook attempts in the metrics', () => {
+  test('each POST counts by result and the disabled endpoints are counted', async () => {
+    const t = await createTestApp({ metricsToken: TOKEN });
+    try {
+      const metrics = t.services.metrics;
+      metrics.webhookAttempt(204, 0.01);
+      metrics.webhookAttempt(500, 0.02);
+      metrics.webhookAttempt(undefined, 10);
+      metrics.webhookDisabled();
+      const res = await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+      const count = (result: string) =>
+        seriesValue(res.body, `phone_verify_webhook_attempt_duration_seconds_count{result="${result}"}`);
+      assert.equal(count('delivered'), 1);
+      assert.equal(count('rejected'), 1);
+      assert.equal(count('no_answer'), 1);
+      assert.equal(seriesValue(res.body, 'phone_verify_webhook_endpoints_disabled_total'), 1);
+    } finally {
+      await t.close();
+    }
+  });
+});
