@@ -9,7 +9,19 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const TIME_CHARS = 8; // 62^8 ms: past the year 6000
 const random16 = customAlphabet(ALPHABET, 16);
 
-export type IdPrefix = 'ver' | 'key' | 'ws' | 'num' | 'msg' | 'usr' | 'evt' | 'car' | 'req' | 'blk' | 'aud';
+export type IdPrefix =
+  | 'ver'
+  | 'key'
+  | 'ws'
+  | 'num'
+  | 'msg'
+  | 'usr'
+  | 'evt'
+  | 'car'
+  | 'req'
+  | 'blk'
+  | 'aud'
+  | 'ref';
 
 let lastMs = -1;
 let lastTime = '';

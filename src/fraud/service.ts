@@ -30,8 +30,10 @@ import {
 /** Why a send was refused, and until when. */
 export interface Refusal {
   range: string;
-  reason: string;
+  reason: BlockReason;
   until: number;
+  /** The block that refused the send. */
+  blockId: string;
 }
 
 export interface FraudSettingsView extends FraudLimits {
@@ -90,7 +92,7 @@ export function refusalError(refusal: Refusal, now: number): AppError {
   const retryAfter = Math.max(1, Math.ceil((refusal.until - now) / 1000));
   return new AppError(
     'destination_blocked',
-    `Codes to numbers starting ${refusal.range} are blocked until ${iso(refusal.until)}: ${REFUSAL_TEXT[refusal.reason as BlockReason] ?? 'the pumping guard blocked the range'}.`,
+    `Codes to numbers starting ${refusal.range} are blocked until ${iso(refusal.until)}: ${REFUSAL_TEXT[refusal.reason] ?? 'the pumping guard blocked the range'}.`,
     { reason: refusal.reason, retry_after: retryAfter },
   );
 }
@@ -161,7 +163,12 @@ export function createFraudService(deps: {
       if (state.allowed) return undefined;
       if (state.blockedUntil !== null && state.blockedUntil > now && state.blockId !== null) {
         await repo.countRefusal(tx, { blockId: state.blockId });
-        return { range, reason: state.blockReason ?? 'range_velocity', until: state.blockedUntil };
+        return {
+          range,
+          reason: (state.blockReason ?? 'range_velocity') as BlockReason,
+          until: state.blockedUntil,
+          blockId: state.blockId,
+        };
       }
       const since = now - state.windowSeconds * 1000;
       const others = await repo.countOtherNumbers(tx, { workspaceId, range, phone, since });
@@ -172,7 +179,7 @@ export function createFraudService(deps: {
       // This number would be one past the limit: it trips the block and is itself refused.
       const until = now + state.blockSeconds * 1000;
       const blockId = newId('blk');
-      const reason = 'range_velocity';
+      const reason: BlockReason = 'range_velocity';
       await repo.insertBlock(tx, {
         id: blockId,
         workspace_id: workspaceId,
@@ -187,7 +194,7 @@ export function createFraudService(deps: {
         refused: 1,
       });
       await repo.setRangeBlock(tx, { workspaceId, range, until, blockId, reason });
-      return { range, reason, until };
+      return { range, reason, until, blockId };
     },
 
     /**

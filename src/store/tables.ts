@@ -312,6 +312,22 @@ export interface FraudBlocksTable {
   refused: number;
 }
 
+/** A send refused before any verification was made (src/verification/refused-sends.ts). Nothing secret. */
+export interface RefusedSendsTable {
+  id: string;
+  workspace_id: string;
+  /** E.164. */
+  phone: string;
+  country: string;
+  /** The channel the send asked for. */
+  channel: string;
+  /** The rule that refused it: range_velocity, low_conversion, number_type or guess_ceiling. */
+  reason: string;
+  /** The pumping guard's block that refused it; null for the other rules. */
+  block_id: string | null;
+  created_at: number;
+}
+
 /** One entry of the audit trail (src/audit/): who did what in a workspace. Never a secret (see record.ts). */
 export interface AuditLogTable {
   id: string;
@@ -357,5 +373,6 @@ export interface Database {
   fraud_ranges: FraudRangesTable;
   fraud_range_numbers: FraudRangeNumbersTable;
   fraud_blocks: FraudBlocksTable;
+  refused_sends: RefusedSendsTable;
   audit_log: AuditLogTable;
 }

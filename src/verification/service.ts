@@ -7,7 +7,12 @@ import { AppError, invalidField } from '../errors.js';
 import { type FraudService, refusalError } from '../fraud/service.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
-import { countGuessFailure, enforceGuessCeiling, holdGuessCeiling } from '../limits/guess-ceiling.js';
+import {
+  countGuessFailure,
+  enforceGuessCeiling,
+  guessCeilingRefusal,
+  holdGuessCeiling,
+} from '../limits/guess-ceiling.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
@@ -18,6 +23,7 @@ import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { presentCheck, presentVerification } from './present.js';
+import { type RefusedSend, recordRefusedSend } from './refused-sends.js';
 import * as repo from './repository.js';
 import type { CheckBody, CheckResult, SendBody, Verification } from './schemas.js';
 import { attemptEvents, expiredEvent, supersedeEvents } from './timeline-events.js';
@@ -119,6 +125,20 @@ export function createVerificationService(deps: VerificationDeps) {
         body.country ?? numbers[0]?.country,
         allowedCountriesOf(ws.allowed_countries),
       );
+      // A refused send leaves one row for the log (refused-sends.ts), written by the refusal itself.
+      const refusedSend = (reason: RefusedSend['reason'], blockId: string | null): RefusedSend => ({
+        workspaceId: ws.id,
+        phone: destination.e164,
+        country: destination.country,
+        channel,
+        reason,
+        blockId,
+        at: clock.now(),
+      });
+      if (destination.refusal) {
+        await recordRefusedSend(db, refusedSend('number_type', null));
+        throw destination.refusal;
+      }
       const sender = selectSender(numbers, channel, destination.country, deps.carrierTypes);
 
       const codeLength = body.code_length ?? 6;
@@ -152,7 +172,11 @@ export function createVerificationService(deps: VerificationDeps) {
       row.code_hash = hashCode(codeKeys[0], row.id, code);
       const job = dispatcher.newJob(row, code, now);
       // A number past its failed-guess ceiling gets no new code either: a code could not be checked.
-      await enforceGuessCeiling(db, ws, destination.e164, now);
+      const ceiling = await guessCeilingRefusal(db, ws, destination.e164, now);
+      if (ceiling) {
+        await recordRefusedSend(db, refusedSend('guess_ceiling', null));
+        throw ceiling;
+      }
 
       // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
       // verification of the number is pending, and the send limit counts every one of them.
@@ -160,7 +184,10 @@ export function createVerificationService(deps: VerificationDeps) {
         row.seq = await repo.lockPhone(tx, ws.id, destination.e164, now);
         // The pumping guard: a refusal commits its block (and its count) but nothing of the send.
         const refused = await deps.fraud.guardSend(tx, ws.id, destination.e164, now);
-        if (refused) return refused;
+        if (refused) {
+          await recordRefusedSend(tx, { ...refusedSend(refused.reason, refused.blockId), at: now });
+          return refused;
+        }
         await enforceSendLimit(tx, ws, destination.e164, now);
         const superseded = await repo.supersedePending(tx, ws.id, destination.e164, now);
         await repo.insertVerification(tx, row);

@@ -29,6 +29,7 @@ const CONSTANT_LISTS = [
   'src/vocabulary/number-types.ts',
   'src/vocabulary/event-kinds.ts',
   'src/vocabulary/audit-actions.ts',
+  'src/vocabulary/refusal-reasons.ts',
 ];
 
 test('the lists of names (src/vocabulary/) import nothing, so any layer may use them', () => {

@@ -110,6 +110,7 @@ describe('retention', () => {
       numbers: 0,
       idempotencyKeys: 0,
       audit: 0,
+      refusedSends: 0,
     });
   });
 

@@ -61,7 +61,7 @@ const Blocks: FC<{ blocks: BlockView[]; csrf: string }> = ({ blocks, csrf }) =>
         </thead>
         <tbody>
           {blocks.map((b) => (
-            <tr>
+            <tr id={`block-${b.id}`}>
               <td data-label="Range">
                 <code>{`${b.range}xxx`}</code>
               </td>
