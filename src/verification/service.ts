@@ -205,7 +205,9 @@ export function createVerificationService(deps: VerificationDeps) {
         ]);
         return undefined;
       });
-      if (refusal) throw refusalError(refusal, now);
+      // Counted from when the refusal was decided: this send's `now` was read before it waited for the range's
+      // lock, and another process may have written the block since (Retry-After never exceeds the block's length).
+      if (refusal) throw refusalError(refusal, clock.now());
 
       // The first hand-over, waited for a short while so the response can say whether it was made; past the
       // deadline it goes on in the background, and the dispatcher retries what fails transiently.
