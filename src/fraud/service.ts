@@ -12,7 +12,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import type { WorkspaceService } from '../workspaces/service.js';
-import { judgeConversion } from './conversion.js';
+import { type Judged, judgeConversion } from './conversion.js';
 import * as repo from './repository.js';
 import {
   type BlockReason,
@@ -20,16 +20,22 @@ import {
   FRAUD_RANGES,
   type FraudLimits,
   type FraudSettingName,
+  isCountryKey,
   MAX_ALLOW_ENTRIES,
   rangeOf,
+  validateCountry,
   validatePrefix,
   validateRange,
   validateSetting,
 } from './rules.js';
 
+const SETTING_NAMES = Object.keys(FRAUD_DEFAULTS) as FraudSettingName[];
+
 /** Why a send was refused, and until when. */
 export interface Refusal {
   range: string;
+  /** Set when the block is the country's (the conversion signal per country), not the range's. */
+  country?: string;
   reason: BlockReason;
   until: number;
   /** The block that refused the send. */
@@ -44,8 +50,10 @@ export interface FraudSettingsView extends FraudLimits {
 
 export interface BlockView {
   id: string;
-  /** The range: an E.164 number minus its last 3 digits. */
-  range: string;
+  /** The range: an E.164 number minus its last 3 digits; null for a country's block. */
+  range: string | null;
+  /** A country's block (low_conversion per country): its two letters; null for a range's. */
+  country: string | null;
   reason: string;
   /** range_velocity: distinct numbers of the range in the window; low_conversion: the finished sends judged. */
   distinct_numbers: number;
@@ -77,11 +85,13 @@ const REFUSAL_TEXT: Record<BlockReason, string> = {
 /** A block's reason in words (one place, for the dashboard and the CLI). */
 export function describeBlock(b: {
   reason: string;
+  range_prefix: string;
   distinct_numbers: number;
   verified: number | null;
 }): string {
   if (b.reason === 'low_conversion') {
-    return `Low conversion: ${b.verified ?? 0} of the last ${b.distinct_numbers} codes verified`;
+    const to = isCountryKey(b.range_prefix) ? ` to ${b.range_prefix}` : '';
+    return `Low conversion: ${b.verified ?? 0} of the last ${b.distinct_numbers} codes${to} verified`;
   }
   if (b.reason === 'range_velocity') return `Velocity: ${b.distinct_numbers} numbers in the window`;
   return b.reason;
@@ -90,10 +100,18 @@ export function describeBlock(b: {
 /** The answer to a refused send. Retry-After is the seconds until the block ends (at least 1). */
 export function refusalError(refusal: Refusal, now: number): AppError {
   const retryAfter = Math.max(1, Math.ceil((refusal.until - now) / 1000));
+  const extras = { reason: refusal.reason, retry_after: retryAfter };
+  if (refusal.country !== undefined) {
+    return new AppError(
+      'destination_blocked',
+      `Codes to numbers of ${refusal.country} are blocked until ${iso(refusal.until)}: too few of the codes recently sent to the country were verified.`,
+      extras,
+    );
+  }
   return new AppError(
     'destination_blocked',
     `Codes to numbers starting ${refusal.range} are blocked until ${iso(refusal.until)}: ${REFUSAL_TEXT[refusal.reason] ?? 'the pumping guard blocked the range'}.`,
-    { reason: refusal.reason, retry_after: retryAfter },
+    extras,
   );
 }
 
@@ -109,9 +127,11 @@ export function createFraudService(deps: {
   const { db, clock, workspaces, audit } = deps;
 
   function presentBlock(row: repo.BlockRow, now: number): BlockView {
+    const country = isCountryKey(row.range_prefix);
     return {
       id: row.id,
-      range: row.range_prefix,
+      range: country ? null : row.range_prefix,
+      country: country ? row.range_prefix : null,
       reason: row.reason,
       distinct_numbers: row.distinct_numbers,
       verified: row.verified,
@@ -125,19 +145,36 @@ export function createFraudService(deps: {
     };
   }
 
+  /** Ends the active block of a range or a country (`key`), audited with `named`; the ids of the blocks it ended. */
+  async function liftBlock(
+    workspaceId: string,
+    key: string,
+    named: { range: string } | { country: string },
+    by: Actor,
+  ): Promise<string[]> {
+    await workspaces.requireWorkspace(workspaceId);
+    const now = clock.now();
+    // Who lifted it, as the Fraud page shows it: the account's e-mail, or 'cli'.
+    const liftedBy = by.kind === 'account' ? by.email : by.kind;
+    return db.transaction().execute(async (tx) => {
+      const ended = await repo.liftRange(tx, { workspaceId, range: key, now, by: liftedBy });
+      if (ended.length === 0) throw new AppError('not_found', `No active block of ${key}.`);
+      await audit.record(tx, by, {
+        workspaceId,
+        action: 'fraud.block_lifted',
+        target: ended[0] ?? null,
+        details: { ...named, blocks: ended },
+      });
+      return ended;
+    });
+  }
+
   async function settingsOf(workspaceId: string): Promise<FraudSettingsView> {
     await workspaces.requireWorkspace(workspaceId);
     const row = await repo.findSettings(db, workspaceId);
     const allow = (await repo.listAllow(db, workspaceId)).map((r) => r.prefix);
-    return {
-      workspace_id: workspaceId,
-      range_limit: row?.range_limit ?? FRAUD_DEFAULTS.range_limit,
-      range_window_seconds: row?.range_window_seconds ?? FRAUD_DEFAULTS.range_window_seconds,
-      block_seconds: row?.block_seconds ?? FRAUD_DEFAULTS.block_seconds,
-      conversion_sends: row?.conversion_sends ?? FRAUD_DEFAULTS.conversion_sends,
-      conversion_percent: row?.conversion_percent ?? FRAUD_DEFAULTS.conversion_percent,
-      allow,
-    };
+    const limits = Object.fromEntries(SETTING_NAMES.map((n) => [n, row?.[n] ?? FRAUD_DEFAULTS[n]]));
+    return { workspace_id: workspaceId, ...(limits as FraudLimits), allow };
   }
 
   return {
@@ -157,9 +194,15 @@ export function createFraudService(deps: {
      * caller commits without creating the verification); undefined when the send may go on (its number is then
      * recorded, and rolls back with the send if a later check refuses it). Cost: three indexed statements.
      */
-    async guardSend(tx: Db, workspaceId: string, phone: string, now: number): Promise<Refusal | undefined> {
+    async guardSend(
+      tx: Db,
+      workspaceId: string,
+      phone: string,
+      country: string,
+      now: number,
+    ): Promise<Refusal | undefined> {
       const range = rangeOf(phone);
-      const state = await repo.lockRange(tx, { workspaceId, range, phone, now });
+      const state = await repo.lockRange(tx, { workspaceId, range, phone, country, now });
       if (state.allowed) return undefined;
       if (state.blockedUntil !== null && state.blockedUntil > now && state.blockId !== null) {
         await repo.countRefusal(tx, { blockId: state.blockId });
@@ -168,6 +211,17 @@ export function createFraudService(deps: {
           reason: (state.blockReason ?? 'range_velocity') as BlockReason,
           until: state.blockedUntil,
           blockId: state.blockId,
+        };
+      }
+      // The country's block (read by the same statement): its sends are refused like a range's.
+      if (state.countryBlockedUntil !== null && state.countryBlockedUntil > now && state.countryBlockId) {
+        await repo.countRefusal(tx, { blockId: state.countryBlockId });
+        return {
+          range,
+          country,
+          reason: (state.countryBlockReason ?? 'low_conversion') as BlockReason,
+          until: state.countryBlockedUntil,
+          blockId: state.countryBlockId,
         };
       }
       const since = now - state.windowSeconds * 1000;
@@ -204,7 +258,7 @@ export function createFraudService(deps: {
      * re-checks that no block is in force or ended after the evidence began: two processes judging at once write
      * one block. Returns the ranges it blocked.
      */
-    async judgeConversion(): Promise<{ workspaceId: string; range: string }[]> {
+    async judgeConversion(): Promise<Judged[]> {
       return judgeConversion(db, clock.now());
     },
 
@@ -218,24 +272,15 @@ export function createFraudService(deps: {
     ): Promise<FraudSettingsView> {
       const current = await settingsOf(workspaceId);
       const next = { ...current };
-      for (const name of Object.keys(FRAUD_DEFAULTS) as FraudSettingName[]) {
+      for (const name of SETTING_NAMES) {
         if (given[name] !== undefined) next[name] = validateSetting(name, given[name]);
       }
-      const changed = (Object.keys(FRAUD_DEFAULTS) as FraudSettingName[]).filter(
-        (n) => current[n] !== next[n],
-      );
+      const changed = SETTING_NAMES.filter((n) => current[n] !== next[n]);
       // Saved as they were: nothing changes, nothing is recorded.
       if (changed.length === 0) return next;
       await db.transaction().execute(async (tx) => {
-        await repo.saveSettings(tx, {
-          workspace_id: workspaceId,
-          range_limit: next.range_limit,
-          range_window_seconds: next.range_window_seconds,
-          block_seconds: next.block_seconds,
-          conversion_sends: next.conversion_sends,
-          conversion_percent: next.conversion_percent,
-          updated_at: clock.now(),
-        });
+        const limits = Object.fromEntries(SETTING_NAMES.map((n) => [n, next[n]])) as FraudLimits;
+        await repo.saveSettings(tx, { workspace_id: workspaceId, ...limits, updated_at: clock.now() });
         await audit.record(tx, by, {
           workspaceId,
           action: 'fraud.settings_changed',
@@ -302,22 +347,17 @@ export function createFraudService(deps: {
       by: Actor,
     ): Promise<{ range: string; lifted: string[] }> {
       const range = validateRange(rangeInput);
-      await workspaces.requireWorkspace(workspaceId);
-      const now = clock.now();
-      // Who lifted it, as the Fraud page shows it: the account's e-mail, or 'cli'.
-      const liftedBy = by.kind === 'account' ? by.email : by.kind;
-      const lifted = await db.transaction().execute(async (tx) => {
-        const ended = await repo.liftRange(tx, { workspaceId, range, now, by: liftedBy });
-        if (ended.length === 0) throw new AppError('not_found', `No active block of ${range}.`);
-        await audit.record(tx, by, {
-          workspaceId,
-          action: 'fraud.block_lifted',
-          target: ended[0] ?? null,
-          details: { range, blocks: ended },
-        });
-        return ended;
-      });
-      return { range, lifted };
+      return { range, lifted: await liftBlock(workspaceId, range, { range }, by) };
+    },
+
+    /** Ends a country's active block by hand; not_found when it has none. Its evidence then starts afresh. */
+    async liftCountry(
+      workspaceId: string,
+      countryInput: unknown,
+      by: Actor,
+    ): Promise<{ country: string; lifted: string[] }> {
+      const country = validateCountry(countryInput);
+      return { country, lifted: await liftBlock(workspaceId, country, { country }, by) };
     },
   };
 }

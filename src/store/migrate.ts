@@ -12,7 +12,7 @@ import * as idempotencyKeys from './migrations/0008-idempotency-keys.js';
 import * as auditLog from './migrations/0009-audit-log.js';
 import * as pumpingGuard from './migrations/0010-pumping-guard.js';
 import * as conversionSignal from './migrations/0011-conversion-signal.js';
-import * as refusedSends from './migrations/0012-refused-sends.js';
+import * as refusedSendsAndCountries from './migrations/0012-refused-sends-and-country-signal.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -26,7 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-audit-log': auditLog,
   '0010-pumping-guard': pumpingGuard,
   '0011-conversion-signal': conversionSignal,
-  '0012-refused-sends': refusedSends,
+  '0012-refused-sends-and-country-signal': refusedSendsAndCountries,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

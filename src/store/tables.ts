@@ -259,6 +259,10 @@ export interface FraudSettingsTable {
   conversion_sends: number;
   /** ...and blocks it when fewer than this percent were verified (0: off). */
   conversion_percent: number;
+  /** The same signal per destination country: its last this many finished sends... */
+  country_conversion_sends: number;
+  /** ...and the percent verified below which the country is blocked (0: off). */
+  country_conversion_percent: number;
   updated_at: number;
 }
 
@@ -269,10 +273,10 @@ export interface FraudAllowTable {
   created_at: number;
 }
 
-/** A number range sends touched: its lock row, and its active block if any. */
+/** A number range sends touched (its lock row, and its active block if any), or a country the signal judged. */
 export interface FraudRangesTable {
   workspace_id: string;
-  /** The E.164 number minus its last 3 digits. */
+  /** The E.164 number minus its last 3 digits; or a country's two letters (src/fraud/rules.ts isCountryKey). */
   range_prefix: string;
   touched_at: number;
   /** Until when sends to the range are refused; null (or past): not blocked. */
@@ -289,10 +293,11 @@ export interface FraudRangeNumbersTable {
   last_sent_at: number;
 }
 
-/** One block of a range, active or past. */
+/** One block of a range or a country, active or past. */
 export interface FraudBlocksTable {
   id: string;
   workspace_id: string;
+  /** The range, or the country's two letters (a country block: low_conversion only). */
   range_prefix: string;
   /** 'range_velocity' or 'low_conversion' */
   reason: string;

@@ -183,7 +183,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const refusal = await db.transaction().execute(async (tx) => {
         row.seq = await repo.lockPhone(tx, ws.id, destination.e164, now);
         // The pumping guard: a refusal commits its block (and its count) but nothing of the send.
-        const refused = await deps.fraud.guardSend(tx, ws.id, destination.e164, now);
+        const refused = await deps.fraud.guardSend(tx, ws.id, destination.e164, destination.country, now);
         if (refused) {
           await recordRefusedSend(tx, { ...refusedSend(refused.reason, refused.blockId), at: now });
           return refused;
