@@ -3,8 +3,9 @@ import { OPERATOR } from '../audit/actor.js';
 // keep its allow list, list its blocks and lift one. Every bad option is a usage error (exit 2) before any service
 // runs; the rules themselves (bounds, prefix shape) live in src/fraud/rules.ts.
 import { AppError } from '../errors.js';
+import type { BlockView } from '../fraud/blocks.js';
 import { FRAUD_RANGES, type FraudSettingName, validateCountry, validatePrefix } from '../fraud/rules.js';
-import type { BlockView, FraudSettingsView } from '../fraud/service.js';
+import type { FraudSettingsView } from '../fraud/settings.js';
 import type { Services } from '../services.js';
 import { type Command, required, str, type Values, wholeNumber, workspaceIdOf } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';

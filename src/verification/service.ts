@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Dispatcher } from '../delivery/dispatcher.js';
 import { insertJob } from '../delivery/jobs.js';
 import { AppError, invalidField } from '../errors.js';
-import { type FraudService, refusalError } from '../fraud/service.js';
+import { type FraudGuard, refusalError } from '../fraud/guard.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
 import {
@@ -47,7 +47,7 @@ export interface VerificationDeps {
   /** Which channels each carrier carries (a number on an SMS-only carrier never places a call). */
   carrierTypes: readonly CarrierChannels[];
   /** The pumping guard: its check runs in the send's transaction. */
-  fraud: Pick<FraudService, 'guardSend'>;
+  fraud: Pick<FraudGuard, 'guardSend'>;
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
 }

@@ -4,8 +4,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { FC } from 'hono/jsx';
 import type { Actor } from '../../audit/actor.js';
+import type { BlockView } from '../../fraud/blocks.js';
 import { FRAUD_DEFAULTS, FRAUD_RANGES, type FraudSettingName } from '../../fraud/rules.js';
-import type { BlockView, FraudSettingsView } from '../../fraud/service.js';
+import type { FraudSettingsView } from '../../fraud/settings.js';
 import type { Services } from '../../services.js';
 import { ConfirmedAction } from '../components.js';
 import { type FormBody, field, formError } from '../forms.js';
