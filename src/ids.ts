@@ -22,7 +22,8 @@ export type IdPrefix =
   | 'blk'
   | 'aud'
   | 'wh'
-  | 'att';
+  | 'att'
+  | 'ref';
 
 let lastMs = -1;
 let lastTime = '';

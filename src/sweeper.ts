@@ -56,7 +56,8 @@ export function startSweeper(
         nextJudge = Date.now() + JUDGE_EVERY_MS;
         // After expiry: codes that just expired count as not verified.
         const blocked = await services.fraud.judgeConversion();
-        if (blocked.length > 0) log.warn({ blocked }, 'pumping guard: ranges blocked for low conversion');
+        if (blocked.length > 0)
+          log.warn({ blocked }, 'pumping guard: ranges or countries blocked for low conversion');
       }
       if (Date.now() >= nextPrune) {
         nextPrune = Date.now() + PRUNE_EVERY_MS;

@@ -3,8 +3,9 @@ import { OPERATOR } from '../audit/actor.js';
 // keep its allow list, list its blocks and lift one. Every bad option is a usage error (exit 2) before any service
 // runs; the rules themselves (bounds, prefix shape) live in src/fraud/rules.ts.
 import { AppError } from '../errors.js';
-import { FRAUD_RANGES, type FraudSettingName, validatePrefix } from '../fraud/rules.js';
-import type { BlockView, FraudSettingsView } from '../fraud/service.js';
+import type { BlockView } from '../fraud/blocks.js';
+import { FRAUD_RANGES, type FraudSettingName, validateCountry, validatePrefix } from '../fraud/rules.js';
+import type { FraudSettingsView } from '../fraud/settings.js';
 import type { Services } from '../services.js';
 import { type Command, required, str, type Values, wholeNumber, workspaceIdOf } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
@@ -16,6 +17,8 @@ const SETTING_OPTIONS = {
   'block-seconds': 'block_seconds',
   'conversion-sends': 'conversion_sends',
   'conversion-percent': 'conversion_percent',
+  'country-conversion-sends': 'country_conversion_sends',
+  'country-conversion-percent': 'country_conversion_percent',
 } as const satisfies Record<string, FraudSettingName>;
 
 function settingsGiven(values: Values): Partial<Record<FraudSettingName, number>> {
@@ -42,6 +45,16 @@ function prefixOf(values: Values, option: string): string {
   }
 }
 
+/** --country in the shape rules.ts takes (a served country's two letters), else a usage error. */
+function countryOf(values: Values): string {
+  try {
+    return validateCountry(required(values, 'country'));
+  } catch (err) {
+    if (err instanceof AppError) throw new UsageError(`--country: ${err.extras.errors?.[0]?.message}`);
+    throw err;
+  }
+}
+
 async function fraudSettings(s: Services, values: Values): Promise<FraudSettingsView> {
   const workspaceId = workspaceIdOf(values);
   const given = settingsGiven(values);
@@ -55,14 +68,10 @@ const workspace = { workspace: str };
 export const FRAUD_COMMANDS: Record<string, Command> = {
   'fraud settings': {
     usage:
-      'fraud settings --workspace WS_ID [--range-limit N] [--range-window-seconds N] [--block-seconds N] [--conversion-sends N] [--conversion-percent N]',
+      'fraud settings --workspace WS_ID [--range-limit N] [--range-window-seconds N] [--block-seconds N] [--conversion-sends N] [--conversion-percent N] [--country-conversion-sends N] [--country-conversion-percent N]',
     options: {
       ...workspace,
-      'range-limit': str,
-      'range-window-seconds': str,
-      'block-seconds': str,
-      'conversion-sends': str,
-      'conversion-percent': str,
+      ...Object.fromEntries(Object.keys(SETTING_OPTIONS).map((option) => [option, str])),
     },
     run: fraudSettings,
     print: (r) => printRecord(r as object),
@@ -95,6 +104,7 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     print: (r) =>
       printTable(r as BlockView[], [
         'range',
+        'country',
         'reason',
         'why',
         'active',
@@ -105,9 +115,16 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
       ]),
   },
   'fraud lift': {
-    usage: 'fraud lift --workspace WS_ID --range +E164_RANGE',
-    options: { ...workspace, range: str },
+    usage: 'fraud lift --workspace WS_ID (--range +E164_RANGE | --country CC)',
+    options: { ...workspace, range: str, country: str },
     run: async (s, v) => {
+      if (v.range !== undefined && v.country !== undefined) {
+        throw new UsageError('give one of --range and --country, not both');
+      }
+      if (v.country !== undefined) {
+        const [workspaceId, country] = [workspaceIdOf(v), countryOf(v)];
+        return s.fraud.liftCountry(workspaceId, country, OPERATOR);
+      }
       const [workspaceId, range] = [workspaceIdOf(v), prefixOf(v, 'range')];
       return s.fraud.lift(workspaceId, range, OPERATOR);
     },

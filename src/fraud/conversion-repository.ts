@@ -1,6 +1,7 @@
-// SQL of the pumping guard's conversion signal (docs/api.md "Pumping guard"). Off the send path: the sweeper's
-// judgement reads a day of finished sends at most once a minute, then writes each block in a transaction of its
-// own with the range's row locked. Functions take the database (or a transaction) first.
+// SQL of the pumping guard's conversion signal (docs/api.md "Pumping guard"), per range and per country. Off the
+// send path: the sweeper's judgement reads a day of finished sends at most once a minute (once for ranges, once for
+// countries), then writes each block in a transaction of its own with the range's (or the country's) row locked.
+// Functions take the database (or a transaction) first.
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { FRAUD_DEFAULTS, RANGE_SUFFIX_DIGITS } from './rules.js';
@@ -67,6 +68,66 @@ export async function findConversions(db: Db, p: { since: number }): Promise<Ran
   return rows.map((r) => ({
     workspaceId: r.workspace_id,
     range: r.range_prefix,
+    sends: Number(r.sends),
+    percent: Number(r.percent),
+    judged: Number(r.judged),
+    verified: Number(r.verified),
+    oldest: Number(r.oldest),
+  }));
+}
+
+/** A country's last N finished sends in a workspace, counted. */
+export interface CountryConversion extends Omit<RangeConversion, 'range'> {
+  country: string;
+}
+
+/**
+ * Every (workspace, country) with at least N finished sends (the country's setting: country_conversion_sends)
+ * created since `since` and after the country's last block ended or was lifted, counted over its last N, for
+ * workspaces whose country signal is on. Sends to numbers an allow-list entry covers are no evidence (a test
+ * number never checked says nothing of the country). One statement, as findConversions.
+ */
+export async function findCountryConversions(db: Db, p: { since: number }): Promise<CountryConversion[]> {
+  const { rows } = await sql<{
+    workspace_id: string;
+    country: string;
+    sends: number;
+    percent: number;
+    judged: number;
+    verified: number;
+    oldest: number;
+  }>`
+    WITH finished AS (
+      SELECT v.id, v.workspace_id, v.status, v.created_at, v.country,
+        coalesce(s.country_conversion_sends, ${FRAUD_DEFAULTS.country_conversion_sends}) AS sends,
+        coalesce(s.country_conversion_percent, ${FRAUD_DEFAULTS.country_conversion_percent}) AS percent
+      FROM verifications v
+      LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
+      WHERE v.created_at > ${p.since} AND v.status <> 'pending'
+        -- Prefixes are + and digits only (rules.ts): plain comparison of the number's start is exact.
+        AND NOT EXISTS (SELECT 1 FROM fraud_allow a WHERE a.workspace_id = v.workspace_id
+          AND a.prefix = substr(v.phone, 1, length(a.prefix)))
+    ),
+    ranked AS (
+      SELECT f.*, ROW_NUMBER() OVER (
+        PARTITION BY f.workspace_id, f.country ORDER BY f.created_at DESC, f.id DESC) AS rn
+      FROM finished f
+      WHERE f.percent > 0
+        -- A country's block is keyed by its two letters, as a range's by its prefix (rules.ts isCountryKey).
+        AND f.created_at >= coalesce((SELECT max(coalesce(b.lifted_at, b.blocked_until)) FROM fraud_blocks b
+          WHERE b.workspace_id = f.workspace_id AND b.range_prefix = f.country), 0)
+    )
+    SELECT r.workspace_id, r.country, max(r.sends) AS sends, max(r.percent) AS percent,
+      count(*) AS judged, sum(CASE WHEN r.status = 'verified' THEN 1 ELSE 0 END) AS verified,
+      min(r.created_at) AS oldest
+    FROM ranked r
+    WHERE r.rn <= r.sends
+    GROUP BY r.workspace_id, r.country
+    HAVING count(*) >= max(r.sends)
+  `.execute(db);
+  return rows.map((r) => ({
+    workspaceId: r.workspace_id,
+    country: r.country,
     sends: Number(r.sends),
     percent: Number(r.percent),
     judged: Number(r.judged),

@@ -5,17 +5,18 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { prepared, preparedInsert } from '../store/prepared.js';
 import type { FraudBlocksTable } from '../store/tables.js';
-import { FRAUD_DEFAULTS } from './rules.js';
+import { FRAUD_DEFAULTS, type FraudLimits } from './rules.js';
 
 export type BlockRow = FraudBlocksTable;
 
 /**
  * The range's lock and state in one statement: upserts the range's row (on PostgreSQL its row lock is held to the
  * end of the send's transaction, so the sends of one range are serialised even when they hold different number
- * locks; SQLite's one write lock already serialises them), and returns its block, the workspace's settings and
- * whether an allow-list entry covers the number.
+ * locks; SQLite's one write lock already serialises them), and returns its block, the block of the number's country
+ * (read, not locked: the sends of a country are not serialised), the workspace's settings and whether an
+ * allow-list entry covers the number.
  */
-const touchRange = prepared((db, p: { workspaceId: string; range: string; phone: string; now: number }) =>
+const touchRange = prepared((db, p: RangeKey) =>
   db
     .insertInto('fraud_ranges')
     .values({
@@ -34,10 +35,21 @@ const touchRange = prepared((db, p: { workspaceId: string; range: string; phone:
           .select(column)
           .where('fraud_settings.workspace_id', '=', p.workspaceId)
           .$asScalar();
+      // The country's row, where the conversion signal writes its block (keyed by its two letters).
+      const countryBlock = (column: 'blocked_until' | 'block_id' | 'block_reason') =>
+        eb
+          .selectFrom('fraud_ranges as c')
+          .select(`c.${column}`)
+          .where('c.workspace_id', '=', p.workspaceId)
+          .where('c.range_prefix', '=', p.country)
+          .$asScalar();
       return [
         'blocked_until',
         'block_id',
         'block_reason',
+        countryBlock('blocked_until').as('country_blocked_until'),
+        countryBlock('block_id').as('country_block_id'),
+        countryBlock('block_reason').as('country_block_reason'),
         setting('range_limit').as('range_limit'),
         setting('range_window_seconds').as('range_window_seconds'),
         setting('block_seconds').as('block_seconds'),
@@ -50,26 +62,38 @@ const touchRange = prepared((db, p: { workspaceId: string; range: string; phone:
     }),
 );
 
+type RangeKey = {
+  workspaceId: string;
+  range: string;
+  phone: string;
+  /** The number's country: its block, if any, refuses the send too. */
+  country: string;
+  now: number;
+};
+
 export interface RangeState {
   blockedUntil: number | null;
   blockId: string | null;
   blockReason: string | null;
+  countryBlockedUntil: number | null;
+  countryBlockId: string | null;
+  countryBlockReason: string | null;
   allowed: boolean;
   rangeLimit: number;
   windowSeconds: number;
   blockSeconds: number;
 }
 
-export async function lockRange(
-  db: Db,
-  p: { workspaceId: string; range: string; phone: string; now: number },
-): Promise<RangeState> {
+export async function lockRange(db: Db, p: RangeKey): Promise<RangeState> {
   const row = (await touchRange(db, p)).rows[0];
   if (!row) throw new Error('the range lock returned no row');
   return {
     blockedUntil: row.blocked_until,
     blockId: row.block_id,
     blockReason: row.block_reason,
+    countryBlockedUntil: row.country_blocked_until === null ? null : Number(row.country_blocked_until),
+    countryBlockId: row.country_block_id as string | null,
+    countryBlockReason: row.country_block_reason as string | null,
     allowed: Number(row.allowed) === 1,
     rangeLimit: row.range_limit ?? FRAUD_DEFAULTS.range_limit,
     windowSeconds: row.range_window_seconds ?? FRAUD_DEFAULTS.range_window_seconds,
@@ -121,7 +145,10 @@ export const countRefusal = prepared((db, p: { blockId: string }) =>
   db.updateTable('fraud_blocks').set({ refused: sql<number>`refused + 1` }).where('id', '=', p.blockId),
 );
 
-/** Ends the range's active block by hand; returns the ids of the blocks it ended (none: nothing was active). */
+/**
+ * Ends the active block of a range or a country (its key) by hand; returns the ids of the blocks it ended (none:
+ * nothing was active).
+ */
 export async function liftRange(
   db: Db,
   p: { workspaceId: string; range: string; now: number; by: string },
@@ -172,15 +199,7 @@ export function findSettings(db: Db, workspaceId: string) {
 
 export async function saveSettings(
   db: Db,
-  row: {
-    workspace_id: string;
-    range_limit: number;
-    range_window_seconds: number;
-    block_seconds: number;
-    conversion_sends: number;
-    conversion_percent: number;
-    updated_at: number;
-  },
+  row: FraudLimits & { workspace_id: string; updated_at: number },
 ): Promise<void> {
   const { workspace_id: _, ...changes } = row;
   await db

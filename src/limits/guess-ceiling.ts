@@ -59,15 +59,15 @@ function span(seconds: number): string {
 }
 
 /**
- * Refuses (429) while the number's ceiling is reached, with Retry-After until its oldest counted failure leaves
- * the window. One indexed look-up: the send path and checks of a finished verification use it alone.
+ * The refusal (429, with Retry-After until its oldest counted failure leaves the window) while the number's ceiling
+ * is reached, else undefined. One indexed look-up: the send path and checks of a finished verification use it alone.
  */
-export async function enforceGuessCeiling(
+export async function guessCeilingRefusal(
   db: Db,
   policy: GuessPolicy,
   phone: string,
   now: number,
-): Promise<void> {
+): Promise<AppError | undefined> {
   const windowMs = policy.guess_window_seconds * 1000;
   const [oldest] = (
     await ceilingFailure(db, {
@@ -77,12 +77,23 @@ export async function enforceGuessCeiling(
       offset: policy.guess_limit - 1,
     })
   ).rows;
-  if (!oldest) return;
-  throw new AppError(
+  if (!oldest) return undefined;
+  return new AppError(
     'rate_limited',
     `Too many wrong codes for this number: at most ${policy.guess_limit} failed checks in ${span(policy.guess_window_seconds)}. Checks of and sends to it are refused until then.`,
     { retry_after: Math.max(1, Math.ceil((oldest.at + windowMs - now) / 1000)) },
   );
+}
+
+/** Refuses (429) while the number's ceiling is reached (guessCeilingRefusal). */
+export async function enforceGuessCeiling(
+  db: Db,
+  policy: GuessPolicy,
+  phone: string,
+  now: number,
+): Promise<void> {
+  const refusal = await guessCeilingRefusal(db, policy, phone, now);
+  if (refusal) throw refusal;
 }
 
 /**

@@ -12,6 +12,7 @@ import * as idempotencyKeys from './migrations/0008-idempotency-keys.js';
 import * as auditLog from './migrations/0009-audit-log.js';
 import * as pumpingGuard from './migrations/0010-pumping-guard.js';
 import * as conversionSignal from './migrations/0011-conversion-signal.js';
+import * as refusedSendsAndCountries from './migrations/0012-refused-sends-and-country-signal.js';
 import * as webhooks from './migrations/0013-webhooks.js';
 import * as rollupStatuses from './migrations/0014-rollup-statuses.js';
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-audit-log': auditLog,
   '0010-pumping-guard': pumpingGuard,
   '0011-conversion-signal': conversionSignal,
+  '0012-refused-sends-and-country-signal': refusedSendsAndCountries,
   '0013-webhooks': webhooks,
   '0014-rollup-statuses': rollupStatuses,
 };

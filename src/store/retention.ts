@@ -1,5 +1,5 @@
-// Retention: finished verifications (with their timelines) and outbox messages older than RETENTION_DAYS are
-// deleted, with the per-number locks, request counters, failed checks and idempotency keys that no longer matter,
+// Retention: finished verifications (with their timelines), refused sends and outbox messages older than
+// RETENTION_DAYS are deleted, with the per-number locks, request counters, failed checks and idempotency keys that no longer matter,
 // and the dashboard's read-models of them (the overview's roll-ups, the phone directory's numbers) once no
 // verification they stand for is left.
 // The cutoff is a whole hour, so an hour's verifications go together with its roll-ups. Batched, and on PostgreSQL
@@ -45,6 +45,8 @@ export interface PruneResult {
   /** Settled webhook messages and webhook attempts past WEBHOOK_KEEP_MS. */
   webhookMessages: number;
   webhookAttempts: number;
+  /** Refused sends (verification/refused-sends.ts) older than the cutoff, like the verifications. */
+  refusedSends: number;
 }
 
 export function createRetention(deps: {
@@ -100,6 +102,23 @@ export function createRetention(deps: {
         .deleteFrom('outbox_messages')
         .where('id', 'in', (eb) =>
           lock(eb.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(BATCH)),
+        )
+        .executeTakeFirst();
+      const n = Number(result.numDeletedRows);
+      total += n;
+      if (n < BATCH) break;
+    }
+    return total;
+  }
+
+  /** Deletes refused sends made before `cutoff`, in batches. */
+  async function pruneRefusedSends(cutoff: number): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const result = await db
+        .deleteFrom('refused_sends')
+        .where('id', 'in', (eb) =>
+          lock(eb.selectFrom('refused_sends').select('id').where('created_at', '<', cutoff).limit(BATCH)),
         )
         .executeTakeFirst();
       const n = Number(result.numDeletedRows);
@@ -263,6 +282,7 @@ export function createRetention(deps: {
         idempotencyKeys: Number(keys.numDeletedRows),
         audit: await pruneAudit(now - deps.auditRetentionDays * DAY_MS),
         ...(await pruneWebhooks(now - Math.min(WEBHOOK_KEEP_MS, deps.retentionDays * DAY_MS))),
+        refusedSends: await pruneRefusedSends(cutoff),
       };
     },
   };

@@ -267,6 +267,10 @@ export interface FraudSettingsTable {
   conversion_sends: number;
   /** ...and blocks it when fewer than this percent were verified (0: off). */
   conversion_percent: number;
+  /** The same signal per destination country: its last this many finished sends... */
+  country_conversion_sends: number;
+  /** ...and the percent verified below which the country is blocked (0: off). */
+  country_conversion_percent: number;
   updated_at: number;
 }
 
@@ -277,10 +281,10 @@ export interface FraudAllowTable {
   created_at: number;
 }
 
-/** A number range sends touched: its lock row, and its active block if any. */
+/** A number range sends touched (its lock row, and its active block if any), or a country the signal judged. */
 export interface FraudRangesTable {
   workspace_id: string;
-  /** The E.164 number minus its last 3 digits. */
+  /** The E.164 number minus its last 3 digits; or a country's two letters (src/fraud/rules.ts isCountryKey). */
   range_prefix: string;
   touched_at: number;
   /** Until when sends to the range are refused; null (or past): not blocked. */
@@ -297,10 +301,11 @@ export interface FraudRangeNumbersTable {
   last_sent_at: number;
 }
 
-/** One block of a range, active or past. */
+/** One block of a range or a country, active or past. */
 export interface FraudBlocksTable {
   id: string;
   workspace_id: string;
+  /** The range, or the country's two letters (a country block: low_conversion only). */
   range_prefix: string;
   /** 'range_velocity' or 'low_conversion' */
   reason: string;
@@ -318,6 +323,22 @@ export interface FraudBlocksTable {
   lifted_by: string | null;
   /** Sends it refused, the one that tripped it included. */
   refused: number;
+}
+
+/** A send refused before any verification was made (src/verification/refused-sends.ts). Nothing secret. */
+export interface RefusedSendsTable {
+  id: string;
+  workspace_id: string;
+  /** E.164. */
+  phone: string;
+  country: string;
+  /** The channel the send asked for. */
+  channel: string;
+  /** The rule that refused it: range_velocity, low_conversion, number_type or guess_ceiling. */
+  reason: string;
+  /** The pumping guard's block that refused it; null for the other rules. */
+  block_id: string | null;
+  created_at: number;
 }
 
 /** One entry of the audit trail (src/audit/): who did what in a workspace. Never a secret (see record.ts). */
@@ -365,6 +386,7 @@ export interface Database {
   fraud_ranges: FraudRangesTable;
   fraud_range_numbers: FraudRangeNumbersTable;
   fraud_blocks: FraudBlocksTable;
+  refused_sends: RefusedSendsTable;
   audit_log: AuditLogTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_messages: WebhookMessagesTable;

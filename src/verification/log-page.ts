@@ -16,6 +16,10 @@ export interface LogRow {
   max_attempts: number;
   delivery_ok: number | null;
   error_code: string | null;
+  /** A refused send (status 'refused', refused-sends.ts): the rule that refused it; null for a verification. */
+  reason: string | null;
+  /** A refused send's block (the Fraud page's); null otherwise. */
+  block_id: string | null;
 }
 
 export interface LogPage {
@@ -92,11 +96,46 @@ export async function pageOf(
     .orderBy('id', 'desc')
     .limit(PAGE_SIZE + 1)
     .execute()) as LogRow[];
-  const page = found.slice(0, PAGE_SIZE).map((r) => ({ ...r, created_at: Number(r.created_at) }));
+  const page = found
+    .slice(0, PAGE_SIZE)
+    .map((r) => ({ ...r, created_at: Number(r.created_at), reason: null, block_id: null }));
   const last = page[page.length - 1];
   if (found.length > PAGE_SIZE && last) {
     return { rows: page, older: `${last.created_at}~${last.id}`, incomplete: false };
   }
   const older = stoppedAt ? await stoppedAt() : null;
   return { rows: page, older, incomplete: older !== null };
+}
+
+/** Newest first, as both pages order their rows: created_at, then id (`ver_…` and `ref_…` alike). */
+function newerFirst(a: LogRow, b: LogRow): number {
+  if (a.created_at !== b.created_at) return b.created_at - a.created_at;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+const cursorOf = (r: LogRow) => `${r.created_at}~${r.id}`;
+
+/** A cursor's place in the order: the larger, the newer. */
+function compareCursors(a: string, b: string): number {
+  const [at, id] = a.split('~') as [string, string];
+  const [bt, bid] = b.split('~') as [string, string];
+  return newerFirst({ created_at: Number(bt), id: bid } as LogRow, { created_at: Number(at), id } as LogRow);
+}
+
+/**
+ * Two pages of the same filters (the verifications', the refused sends') as one, newest first. A page that leads
+ * on (`older`) knows its rows only down to that cursor: the merged page keeps the rows at or above the newest such
+ * cursor, so no row of either is skipped, and the next page starts below it.
+ */
+export function mergePages(a: LogPage, b: LogPage): LogPage {
+  const frontiers = [a.older, b.older].filter((c): c is string => c !== null);
+  const frontier = frontiers.sort(compareCursors).at(-1);
+  const rows = [...a.rows, ...b.rows]
+    .sort(newerFirst)
+    .filter((r) => frontier === undefined || compareCursors(cursorOf(r), frontier) >= 0);
+  const page = rows.slice(0, PAGE_SIZE);
+  const last = page[page.length - 1];
+  if (rows.length > PAGE_SIZE && last) return { rows: page, older: cursorOf(last), incomplete: false };
+  const older = frontier ?? null;
+  return { rows: page, older, incomplete: older !== null && page.length < PAGE_SIZE };
 }

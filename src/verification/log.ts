@@ -9,9 +9,10 @@ import { CHANNELS, type Channel } from '../vocabulary/channels.js';
 import { STATUSES, type Status } from '../vocabulary/statuses.js';
 import { splitNumber } from '../workspaces/phone-number.js';
 import { listNumbers } from '../workspaces/repository.js';
-import { effectiveStatus, type LogPage, onlyIn, pageOf, type Scope } from './log-page.js';
-import { type SearchLimits, searchPartial } from './log-search.js';
+import { effectiveStatus, type LogPage, mergePages, onlyIn, pageOf, type Scope } from './log-page.js';
+import { SEARCH_LIMITS, type SearchLimits, searchPartial } from './log-search.js';
 import { type PhoneQuery, phoneQuery } from './phone-query.js';
+import { listRefused } from './refused-sends.js';
 
 export { type LogPage, type LogRow, PAGE_SIZE } from './log-page.js';
 
@@ -20,7 +21,8 @@ const DAY_MS = 86_400_000;
 export interface LogFilter {
   /** As typed: a whole number (E.164 or national), or the digits it starts or ends with (phone-query.ts). */
   phone: string;
-  status: Status | '';
+  /** A verification's status, or 'refused': the sends refused before any verification (refused-sends.ts). */
+  status: Status | typeof REFUSED | '';
   channel: Channel | '';
   /** YYYY-MM-DD (UTC), inclusive; '' for no bound. */
   from: string;
@@ -29,8 +31,14 @@ export interface LogFilter {
   before: string;
 }
 
+/** The log's status of a refused send. */
+export const REFUSED = 'refused';
+/** The status filter's values: every status of a verification, and refused sends. */
+export const LOG_STATUSES = [...STATUSES, REFUSED] as const;
+
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const CURSOR = /^(\d+)~(ver_[0-9A-Za-z]+)$/;
+/** A row's place: its created_at and id (a verification's or a refused send's). */
+const CURSOR = /^(\d{1,15})~((?:ver|ref)_[0-9A-Za-z]{1,40})$/;
 
 function dayStart(date: string): number | undefined {
   if (!DATE.test(date)) return undefined;
@@ -50,7 +58,7 @@ export function parseLogFilter(query: Record<string, unknown> | undefined): LogF
   const date = (name: string) => (dayStart(text(name)) === undefined ? '' : text(name));
   return {
     phone: text('phone').slice(0, 32),
-    status: STATUSES.includes(status as Status) ? (status as Status) : '',
+    status: (LOG_STATUSES as readonly string[]).includes(status) ? (status as LogFilter['status']) : '',
     channel: CHANNELS.includes(channel as Channel) ? (channel as Channel) : '',
     from: date('from'),
     to: date('to'),
@@ -71,20 +79,43 @@ function scopeOf(workspaceId: string, filter: LogFilter, now: number): Scope {
     window.push(sql<SqlBool>`(created_at < ${at} OR (created_at = ${at} AND id < ${cursor[2]}))`);
   }
   const rows = [];
-  if (filter.status) rows.push(sql<SqlBool>`${effectiveStatus(now)} = ${filter.status}`);
+  if (filter.status && filter.status !== REFUSED) {
+    rows.push(sql<SqlBool>`${effectiveStatus(now)} = ${filter.status}`);
+  }
   if (filter.channel) rows.push(sql<SqlBool>`channel = ${filter.channel}`);
   return { workspaceId, window, rows };
 }
 
+/**
+ * One page of the log: the verifications and the refused sends under the same filters, merged newest first (the
+ * status filter picks one of them: 'refused' the refused sends, any other status the verifications).
+ */
 export async function listLog(
   db: Db,
   workspaceId: string,
   filter: LogFilter,
   now: number,
   phone: PhoneQuery,
-  limits?: SearchLimits,
+  limits: SearchLimits = SEARCH_LIMITS,
 ): Promise<LogPage> {
   const scope = scopeOf(workspaceId, filter, now);
+  const [verified, refused] = await Promise.all([
+    filter.status === REFUSED ? undefined : listVerifications(db, scope, now, phone, limits),
+    filter.status === '' || filter.status === REFUSED
+      ? listRefused(db, scope, filter.channel, phone, limits)
+      : undefined,
+  ]);
+  if (verified && refused) return mergePages(verified, refused);
+  return (verified ?? refused) as LogPage;
+}
+
+function listVerifications(
+  db: Db,
+  scope: Scope,
+  now: number,
+  phone: PhoneQuery,
+  limits: SearchLimits,
+): Promise<LogPage> {
   switch (phone.kind) {
     case 'any':
       return pageOf(db.selectFrom('verifications').where(onlyIn(scope)), now);

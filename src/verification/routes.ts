@@ -28,6 +28,7 @@ export function verificationRoutes(
           description:
             'Generates a code, delivers it by voice (default) or SMS, and returns the verification. A pending code for the same number is superseded (canceled) at once. ' +
             'A number past its send limit or its failed-guess ceiling is answered 429 `rate_limited` with `Retry-After`. ' +
+            "A number no code goes to (premium-rate and the like), or whose range or country the pumping guard blocks, is answered 403 `destination_blocked` with `reason` (and `Retry-After` for a block); nothing is sent or stored but a row of the dashboard's log. " +
             'With an `Idempotency-Key`, a retry within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and sends nothing.',
           tags,
           headers: SendHeaders,

@@ -4,10 +4,15 @@ import type { Clock } from '../clock.js';
 import type { Dispatcher } from '../delivery/dispatcher.js';
 import { insertJob } from '../delivery/jobs.js';
 import { AppError, invalidField } from '../errors.js';
-import { type FraudService, refusalError } from '../fraud/service.js';
+import { type FraudGuard, refusalError } from '../fraud/guard.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
-import { countGuessFailure, enforceGuessCeiling, holdGuessCeiling } from '../limits/guess-ceiling.js';
+import {
+  countGuessFailure,
+  enforceGuessCeiling,
+  guessCeilingRefusal,
+  holdGuessCeiling,
+} from '../limits/guess-ceiling.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/outcomes.js';
 import type { KeyRing } from '../secret.js';
@@ -22,6 +27,7 @@ import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { presentCheck, presentVerification } from './present.js';
+import { type RefusedSend, recordRefusedSend } from './refused-sends.js';
 import * as repo from './repository.js';
 import type { CheckBody, CheckResult, SendBody, Verification } from './schemas.js';
 import { attemptEvents, expiredEvent, supersedeEvents } from './timeline-events.js';
@@ -45,7 +51,7 @@ export interface VerificationDeps {
   /** Which channels each carrier carries (a number on an SMS-only carrier never places a call). */
   carrierTypes: readonly CarrierChannels[];
   /** The pumping guard: its check runs in the send's transaction. */
-  fraud: Pick<FraudService, 'guardSend'>;
+  fraud: Pick<FraudGuard, 'guardSend'>;
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
   /** Sends and checks, counted by outcome. */
@@ -144,6 +150,20 @@ export function createVerificationService(deps: VerificationDeps) {
         body.country ?? numbers[0]?.country,
         allowedCountriesOf(ws.allowed_countries),
       );
+      // A refused send leaves one row for the log (refused-sends.ts), written by the refusal itself.
+      const refusedSend = (reason: RefusedSend['reason'], blockId: string | null): RefusedSend => ({
+        workspaceId: ws.id,
+        phone: destination.e164,
+        country: destination.country,
+        channel,
+        reason,
+        blockId,
+        at: clock.now(),
+      });
+      if (destination.refusal) {
+        await recordRefusedSend(db, refusedSend('number_type', null));
+        throw destination.refusal;
+      }
       const sender = selectSender(numbers, channel, destination.country, deps.carrierTypes);
 
       const codeLength = body.code_length ?? 6;
@@ -177,15 +197,22 @@ export function createVerificationService(deps: VerificationDeps) {
       row.code_hash = hashCode(codeKeys[0], row.id, code);
       const job = dispatcher.newJob(row, code, now);
       // A number past its failed-guess ceiling gets no new code either: a code could not be checked.
-      await enforceGuessCeiling(db, ws, destination.e164, now);
+      const ceiling = await guessCeilingRefusal(db, ws, destination.e164, now);
+      if (ceiling) {
+        await recordRefusedSend(db, refusedSend('guess_ceiling', null));
+        throw ceiling;
+      }
 
       // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
       // verification of the number is pending, and the send limit counts every one of them.
       const refusal = await db.transaction().execute(async (tx) => {
         row.seq = await repo.lockPhone(tx, ws.id, destination.e164, now);
         // The pumping guard: a refusal commits its block (and its count) but nothing of the send.
-        const refused = await deps.fraud.guardSend(tx, ws.id, destination.e164, now);
-        if (refused) return refused;
+        const refused = await deps.fraud.guardSend(tx, ws.id, destination.e164, destination.country, now);
+        if (refused) {
+          await recordRefusedSend(tx, { ...refusedSend(refused.reason, refused.blockId), at: now });
+          return refused;
+        }
         await enforceSendLimit(tx, ws, destination.e164, now);
         const superseded = emitting
           ? await repo.supersedePendingRows(tx, ws.id, destination.e164, now)
@@ -212,7 +239,9 @@ export function createVerificationService(deps: VerificationDeps) {
         ]);
         return undefined;
       });
-      if (refusal) throw refusalError(refusal, now);
+      // Counted from when the refusal was decided: this send's `now` was read before it waited for the range's
+      // lock, and another process may have written the block since (Retry-After never exceeds the block's length).
+      if (refusal) throw refusalError(refusal, clock.now());
 
       // The first hand-over, waited for a short while so the response can say whether it was made; past the
       // deadline it goes on in the background, and the dispatcher retries what fails transiently.

@@ -40,23 +40,27 @@ export function parsePhone(
   return { e164, country };
 }
 
-/** A number a code is to be sent to: as parsePhone, and never in a refused range (403 destination_blocked). */
+/**
+ * A number a code is to be sent to: as parsePhone, with the refusal (403 destination_blocked, reason number_type)
+ * when it is in a range no code goes to. The caller throws it, having recorded the refused send.
+ */
 export function parseDestination(
   input: string,
   defaultCountry: Country | undefined,
   allowed: readonly Country[] = SUPPORTED_COUNTRIES,
-): ParsedPhone {
+): ParsedPhone & { refusal: AppError | undefined } {
   const { e164, country, parsed } = parseValid(input, defaultCountry, allowed);
   const type = parsed.getType();
   if (type !== undefined && type in REFUSED_DESTINATION_TYPES) {
     const kind = REFUSED_DESTINATION_TYPES[type as keyof typeof REFUSED_DESTINATION_TYPES];
-    throw new AppError(
+    const refusal = new AppError(
       'destination_blocked',
       `${e164} is a ${kind} number: codes are not sent to ${kind} numbers, on any channel.`,
       { reason: 'number_type' },
     );
+    return { e164, country, refusal };
   }
-  return { e164, country };
+  return { e164, country, refusal: undefined };
 }
 
 function parseValid(input: string, defaultCountry: Country | undefined, allowed: readonly Country[]) {

@@ -28,6 +28,8 @@ describe('CLI: fraud', () => {
       block_seconds: 3600,
       conversion_sends: 50,
       conversion_percent: 10,
+      country_conversion_sends: 200,
+      country_conversion_percent: 5,
       allow: [],
     });
     const set = jsonOf<Record<string, unknown>>(
@@ -40,6 +42,8 @@ describe('CLI: fraud', () => {
       block_seconds: 7200,
       conversion_sends: 50,
       conversion_percent: 10,
+      country_conversion_sends: 200,
+      country_conversion_percent: 5,
       allow: [],
     });
     assert.deepEqual(jsonOf(settings('--json')), set);
@@ -51,6 +55,11 @@ describe('CLI: fraud', () => {
     );
     assert.deepEqual(conversion, { ...set, conversion_sends: 100, conversion_percent: 0 });
     settings('--conversion-sends', '50', '--conversion-percent', '10');
+    const country = jsonOf<Record<string, unknown>>(
+      settings('--country-conversion-sends', '500', '--country-conversion-percent', '0', '--json'),
+    );
+    assert.deepEqual(country, { ...set, country_conversion_sends: 500, country_conversion_percent: 0 });
+    settings('--country-conversion-sends', '200', '--country-conversion-percent', '5');
   });
 
   test('settings: bad types, out of range and huge values are usage errors (exit 2) and change nothing', () => {
@@ -76,6 +85,13 @@ describe('CLI: fraud', () => {
       ['--conversion-percent', '-1'],
       ['--conversion-percent', '10%'],
       ['--conversion-percent', '99999999999999999999999999'],
+      ['--country-conversion-sends', '9'],
+      ['--country-conversion-sends', '10001'],
+      ['--country-conversion-sends', 'many'],
+      ['--country-conversion-sends', '２００'],
+      ['--country-conversion-percent', '101'],
+      ['--country-conversion-percent', '-1'],
+      ['--country-conversion-percent', '5.5'],
     ] as const) {
       const result = settings(`${option}=${value}`, '--json');
       assertCleanFailure(result, new RegExp(option));
@@ -135,6 +151,17 @@ describe('CLI: fraud', () => {
     const missing = fraud('lift', '--workspace', ws, '--json');
     assertCleanFailure(missing, /--range is required/);
     assert.equal(missing.status, 2);
+    const noCountryBlock = fraud('lift', '--workspace', ws, '--country', 'AU', '--json');
+    assertCleanFailure(noCountryBlock, /No active block of AU/);
+    assert.equal(noCountryBlock.status, 1);
+    for (const bad of ['au', 'AUS', '', 'XX', '６１', 'A'.repeat(10_000)]) {
+      const result = fraud('lift', '--workspace', ws, '--country', bad, '--json');
+      assertCleanFailure(result, /--country/);
+      assert.equal(result.status, 2, JSON.stringify(bad.slice(0, 10)));
+    }
+    const both = fraud('lift', '--workspace', ws, '--range', '+61412345', '--country', 'AU', '--json');
+    assertCleanFailure(both, /not both/);
+    assert.equal(both.status, 2);
   });
 
   test('NUL bytes are refused before any query sees them', async () => {
@@ -155,6 +182,11 @@ describe('CLI: fraud', () => {
     );
     await assert.rejects(run('fraud allow', { workspace: ws, prefix: '+614\u0000' }), /--prefix/);
     await assert.rejects(run('fraud lift', { workspace: ws, range: '+614\u0000' }), /--range/);
+    await assert.rejects(run('fraud lift', { workspace: ws, country: 'AU\u0000' }), /--country/);
+    await assert.rejects(
+      run('fraud settings', { workspace: ws, 'country-conversion-sends': '200\u0000' }),
+      /--country-conversion-sends/,
+    );
     assert.throws(() => runCli(['fraud', 'blocks', '--workspace', `${ws}\u0000`], env), /null bytes/);
   });
 });

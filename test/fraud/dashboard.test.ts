@@ -9,7 +9,12 @@ import { clockedApp } from '../helpers/verification.js';
 
 const PAGE = '/dashboard/fraud';
 const inRange = (i: number) => `+61412345${String(i).padStart(3, '0')}`;
-const conversion = { conversion_sends: '40', conversion_percent: '0' };
+const conversion = {
+  conversion_sends: '40',
+  conversion_percent: '0',
+  country_conversion_sends: '200',
+  country_conversion_percent: '5',
+};
 
 describe('dashboard: Fraud page', () => {
   let t: TestApp;
@@ -76,8 +81,7 @@ describe('dashboard: Fraud page', () => {
         range_limit: '3',
         range_window_seconds: '600',
         block_seconds: '120',
-        conversion_sends: '40',
-        conversion_percent: '0',
+        ...conversion,
       },
       { from: PAGE },
     );
@@ -86,7 +90,7 @@ describe('dashboard: Fraud page', () => {
     assert.equal(savedSettings.range_limit, 3);
     assert.equal(savedSettings.conversion_sends, 40);
     assert.equal(savedSettings.conversion_percent, 0);
-    assert.match((await browser.get(PAGE)).body, /The conversion signal is off/);
+    assert.match((await browser.get(PAGE)).body, /The conversion signal per range is off/);
     for (const [name, bad] of [
       ['conversion_sends', '9'],
       ['conversion_sends', '1001'],

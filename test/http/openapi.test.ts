@@ -17,6 +17,7 @@ type Schema = {
 };
 type Operation = {
   summary?: string;
+  description?: string;
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema & { minLength?: number } }[];
   requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
   responses: Record<string, { description?: string; content?: Record<string, { schema: Schema }> }>;
@@ -152,6 +153,20 @@ describe('OpenAPI document and docs page', () => {
     assert.deepEqual([header.schema?.minLength, header.schema?.maxLength], [1, 255]);
     assert.match(o.responses['409']?.description ?? '', /idempotency_key_in_use/);
     assert.match(o.responses['422']?.description ?? '', /idempotency_key_reused/);
+  });
+
+  test('POST /v1/otp/send: the 403 names destination_blocked and each of its reasons', () => {
+    const o = op('/v1/otp/send', 'post');
+    const text = `${o.description ?? ''} ${o.responses['403']?.description ?? ''}`;
+    for (const word of [
+      'destination_blocked',
+      'number_type',
+      'range_velocity',
+      'low_conversion',
+      'Retry-After',
+    ]) {
+      assert.match(text, new RegExp(word), word);
+    }
   });
 
   test('POST /v1/otp/check: code required; verification_id, phone, country optional; 200 the check result', () => {

@@ -29,6 +29,7 @@ const CONSTANT_LISTS = [
   'src/vocabulary/number-types.ts',
   'src/vocabulary/event-kinds.ts',
   'src/vocabulary/audit-actions.ts',
+  'src/vocabulary/refusal-reasons.ts',
   'src/vocabulary/webhook-events.ts',
 ];
 

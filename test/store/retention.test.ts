@@ -112,6 +112,7 @@ describe('retention', () => {
       audit: 0,
       webhookMessages: 0,
       webhookAttempts: 0,
+      refusedSends: 0,
     });
   });
 

@@ -4,8 +4,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { FC } from 'hono/jsx';
 import type { Actor } from '../../audit/actor.js';
+import type { BlockView } from '../../fraud/blocks.js';
 import { FRAUD_DEFAULTS, FRAUD_RANGES, type FraudSettingName } from '../../fraud/rules.js';
-import type { BlockView, FraudSettingsView } from '../../fraud/service.js';
+import type { FraudSettingsView } from '../../fraud/settings.js';
 import type { Services } from '../../services.js';
 import { ConfirmedAction } from '../components.js';
 import { type FormBody, field, formError } from '../forms.js';
@@ -22,6 +23,8 @@ const SETTING_LABELS: Record<FraudSettingName, string> = {
   block_seconds: 'Block for (seconds)',
   conversion_sends: 'Conversion: finished codes judged per range',
   conversion_percent: 'Block a range when fewer of them are verified than (percent; 0: off)',
+  country_conversion_sends: 'Conversion: finished codes judged per country',
+  country_conversion_percent: 'Block a country when fewer of them are verified than (percent; 0: off)',
 };
 
 interface FraudPageData {
@@ -48,7 +51,7 @@ const Blocks: FC<{ blocks: BlockView[]; csrf: string }> = ({ blocks, csrf }) =>
       <table class="striped stack-table">
         <thead>
           <tr>
-            <th scope="col">Range</th>
+            <th scope="col">Range or country</th>
             <th scope="col">Why</th>
             <th scope="col">Since</th>
             <th scope="col">Until</th>
@@ -61,9 +64,9 @@ const Blocks: FC<{ blocks: BlockView[]; csrf: string }> = ({ blocks, csrf }) =>
         </thead>
         <tbody>
           {blocks.map((b) => (
-            <tr>
-              <td data-label="Range">
-                <code>{`${b.range}xxx`}</code>
+            <tr id={`block-${b.id}`}>
+              <td data-label="Range or country">
+                {b.country === null ? <code>{`${b.range}xxx`}</code> : `${b.country} (country)`}
               </td>
               <td data-label="Why">{b.why}</td>
               <td data-label="Since">
@@ -80,11 +83,15 @@ const Blocks: FC<{ blocks: BlockView[]; csrf: string }> = ({ blocks, csrf }) =>
                 {b.active && (
                   <form method="post" action={`${PATH}/lift`} class="inline-form">
                     <Csrf token={csrf} />
-                    <input type="hidden" name="range" value={b.range} />
+                    {b.country === null ? (
+                      <input type="hidden" name="range" value={b.range ?? ''} />
+                    ) : (
+                      <input type="hidden" name="country" value={b.country} />
+                    )}
                     <button
                       type="submit"
                       class="secondary outline small-button"
-                      aria-label={`Lift ${b.range}`}
+                      aria-label={`Lift ${b.country ?? b.range}`}
                     >
                       Lift
                     </button>
@@ -160,7 +167,10 @@ function FraudPage(data: FraudPageData): Page {
           {data.settings.range_window_seconds} seconds is blocked for {data.settings.block_seconds} seconds.{' '}
           {data.settings.conversion_percent > 0
             ? `A range is also blocked when fewer than ${data.settings.conversion_percent}% of its last ${data.settings.conversion_sends} finished codes were verified (judged about once a minute).`
-            : 'The conversion signal is off.'}
+            : 'The conversion signal per range is off.'}{' '}
+          {data.settings.country_conversion_percent > 0
+            ? `A whole country is blocked when fewer than ${data.settings.country_conversion_percent}% of its last ${data.settings.country_conversion_sends} finished codes were verified.`
+            : 'The conversion signal per country is off.'}
         </p>
       </hgroup>
       {data.error && (
@@ -243,6 +253,11 @@ export function registerFraudPages(app: FastifyInstance, services: Pick<Services
     }
   });
   action('/fraud/lift', async (id, body, by) => {
+    // A country's block posts its country, a range's its range (the Blocks table's hidden field).
+    if (field(body, 'country') !== '') {
+      const { country } = await fraud.liftCountry(id, field(body, 'country'), by);
+      return `The block of ${country} is lifted.`;
+    }
     const { range } = await fraud.lift(id, field(body, 'range'), by);
     return `The block of ${range} is lifted.`;
   });

@@ -3,10 +3,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
-import { type LogFilter, type LogPage, maskPhone, parseLogFilter } from '../../verification/log.js';
-import { STATUSES } from '../../vocabulary/statuses.js';
+import {
+  LOG_STATUSES,
+  type LogFilter,
+  type LogPage,
+  maskPhone,
+  parseLogFilter,
+  REFUSED,
+} from '../../verification/log.js';
+import type { RefusalReason } from '../../vocabulary/refusal-reasons.js';
 import { Pager } from '../components.js';
-import { Layout } from '../layout.js';
+import { BASE, Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
 import { workspaceOf } from '../session.js';
 import { DetailPage } from './verification-detail.js';
@@ -40,9 +47,9 @@ const Filters: FC<{ filter: LogFilter }> = ({ filter }) => (
       Status
       <select name="status">
         <option value="">Any status</option>
-        {STATUSES.map((s) => (
+        {LOG_STATUSES.map((s) => (
           <option value={s} selected={filter.status === s}>
-            {s}
+            {s === REFUSED ? 'refused (never sent)' : s}
           </option>
         ))}
       </select>
@@ -79,7 +86,34 @@ const Filters: FC<{ filter: LogFilter }> = ({ filter }) => (
   </form>
 );
 
-const DeliveryCell: FC<{ row: LogPage['rows'][number] }> = ({ row }) => {
+type Row = LogPage['rows'][number];
+
+/** Which rule refused a send, in words. */
+const REFUSAL_LABELS: Record<RefusalReason, string> = {
+  range_velocity: 'Range velocity',
+  low_conversion: 'Low conversion',
+  number_type: 'Number type',
+  guess_ceiling: 'Failed-guess ceiling',
+};
+
+/** A refused send: the rule, and the Fraud page's block that refused it. */
+const RefusalCell: FC<{ row: Row }> = ({ row }) => {
+  const label = REFUSAL_LABELS[row.reason as RefusalReason] ?? row.reason ?? '';
+  return row.block_id ? (
+    <a
+      href={`${BASE}/fraud#block-${encodeURIComponent(row.block_id)}`}
+      title="Open the block on the Fraud page"
+    >
+      {label}
+    </a>
+  ) : (
+    <span>{label}</span>
+  );
+};
+
+const DeliveryCell: FC<{ row: Row }> = ({ row }) => {
+  // The rule that refused it is beside its status (shown on a phone too); nothing reached a carrier.
+  if (row.status === REFUSED) return <span class="muted">Not sent</span>;
   if (row.error_code) return <span class="delivery-bad">{row.error_code}</span>;
   if (row.delivery_ok === 1) return <span class="muted">Handed over</span>;
   return <span class="muted">—</span>;
@@ -92,7 +126,8 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
       <hgroup>
         <h1>Verifications</h1>
         <p>
-          Every code sent from {workspace}, newest first. Open one for its timeline and delivery diagnostics.
+          Every code sent from {workspace}, newest first, and every send refused before a code was made
+          (status refused, with the rule that refused it). Open one for its timeline and delivery diagnostics.
         </p>
       </hgroup>
       <Filters filter={filter} />
@@ -125,19 +160,29 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
             </thead>
             <tbody>
               {page.rows.map((row) => (
-                <tr>
+                <tr class={row.status === REFUSED ? 'refused' : undefined}>
                   <td class="when">
-                    <a href={detailHref(row.id)} title="Open this verification">
+                    {row.status === REFUSED ? (
                       <Time ms={row.created_at} />
-                    </a>
+                    ) : (
+                      <a href={detailHref(row.id)} title="Open this verification">
+                        <Time ms={row.created_at} />
+                      </a>
+                    )}
                   </td>
                   <td class="phone">{maskPhone(row.phone)}</td>
                   <td class="status">
                     <Badge status={row.status} />
+                    {row.status === REFUSED && (
+                      <span class="refusal-reason">
+                        {' '}
+                        <RefusalCell row={row} />
+                      </span>
+                    )}
                   </td>
                   <td class="channel">{CHANNEL_LABELS[row.channel] ?? row.channel}</td>
                   <td class="hide-narrow">
-                    {row.attempts}/{row.max_attempts}
+                    {row.status === REFUSED ? '—' : `${row.attempts}/${row.max_attempts}`}
                   </td>
                   <td class="hide-narrow">
                     <DeliveryCell row={row} />

@@ -1,0 +1,143 @@
+// The pumping guard on the send path (docs/api.md "Pumping guard"): more than `range_limit` distinct numbers of one
+// range (all but the last 3 digits alike) sent to within the window block the range for `block_seconds`; sends to a
+// blocked range, or to a country the conversion signal blocked, are refused with 403 destination_blocked (reason,
+// retry_after). The verification service calls `guardSend` inside the send's transaction; the sweeper calls
+// `judgeConversion` about once a minute and `prune` with retention.
+import { type Clock, toTimestamp as iso } from '../clock.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Db } from '../store/database.js';
+import { type Judged, judgeConversion } from './conversion.js';
+import * as repo from './repository.js';
+import { type BlockReason, FRAUD_RANGES, rangeOf } from './rules.js';
+
+/** Why a send was refused, and until when. */
+export interface Refusal {
+  range: string;
+  /** Set when the block is the country's (the conversion signal per country), not the range's. */
+  country?: string;
+  reason: BlockReason;
+  until: number;
+  /** The block that refused the send. */
+  blockId: string;
+}
+
+/** What each reason tells the caller of a refused send. */
+const REFUSAL_TEXT: Record<BlockReason, string> = {
+  range_velocity: 'too many numbers of the range were sent codes in a short time',
+  low_conversion: 'too few of the codes recently sent to the range were verified',
+};
+
+/** The answer to a refused send. Retry-After is the seconds until the block ends (at least 1). */
+export function refusalError(refusal: Refusal, now: number): AppError {
+  const retryAfter = Math.max(1, Math.ceil((refusal.until - now) / 1000));
+  const extras = { reason: refusal.reason, retry_after: retryAfter };
+  if (refusal.country !== undefined) {
+    return new AppError(
+      'destination_blocked',
+      `Codes to numbers of ${refusal.country} are blocked until ${iso(refusal.until)}: too few of the codes recently sent to the country were verified.`,
+      extras,
+    );
+  }
+  return new AppError(
+    'destination_blocked',
+    `Codes to numbers starting ${refusal.range} are blocked until ${iso(refusal.until)}: ${REFUSAL_TEXT[refusal.reason] ?? 'the pumping guard blocked the range'}.`,
+    extras,
+  );
+}
+
+export function createFraudGuard(deps: {
+  db: Db;
+  clock: Clock;
+  /** How long the history of blocks is kept (RETENTION_DAYS, like the verifications they refused). */
+  retentionDays: number;
+}) {
+  const { db, clock } = deps;
+  return {
+    /** Deletes what the guard no longer reads (the sweeper calls it with retention). */
+    async prune(): Promise<{ numbers: number; ranges: number; blocks: number }> {
+      const now = clock.now();
+      return repo.pruneBefore(db, {
+        windowsBefore: now - FRAUD_RANGES.range_window_seconds.max * 1000,
+        blocksBefore: now - deps.retentionDays * 86_400_000,
+        now,
+      });
+    },
+
+    /**
+     * The guard of one send, in the send's transaction (`tx`), after the number's lock. Returns the refusal when the
+     * range or the number's country is blocked, or this send trips the rule (the block is then written in the same transaction, which the
+     * caller commits without creating the verification); undefined when the send may go on (its number is then
+     * recorded, and rolls back with the send if a later check refuses it). Cost: three indexed statements.
+     */
+    async guardSend(
+      tx: Db,
+      workspaceId: string,
+      phone: string,
+      country: string,
+      now: number,
+    ): Promise<Refusal | undefined> {
+      const range = rangeOf(phone);
+      const state = await repo.lockRange(tx, { workspaceId, range, phone, country, now });
+      if (state.allowed) return undefined;
+      if (state.blockedUntil !== null && state.blockedUntil > now && state.blockId !== null) {
+        await repo.countRefusal(tx, { blockId: state.blockId });
+        return {
+          range,
+          reason: (state.blockReason ?? 'range_velocity') as BlockReason,
+          until: state.blockedUntil,
+          blockId: state.blockId,
+        };
+      }
+      // The country's block (read by the same statement): its sends are refused like a range's.
+      if (state.countryBlockedUntil !== null && state.countryBlockedUntil > now && state.countryBlockId) {
+        await repo.countRefusal(tx, { blockId: state.countryBlockId });
+        return {
+          range,
+          country,
+          reason: (state.countryBlockReason ?? 'low_conversion') as BlockReason,
+          until: state.countryBlockedUntil,
+          blockId: state.countryBlockId,
+        };
+      }
+      const since = now - state.windowSeconds * 1000;
+      const others = await repo.countOtherNumbers(tx, { workspaceId, range, phone, since });
+      if (others < state.rangeLimit) {
+        await repo.recordNumber(tx, { workspaceId, range, phone, now });
+        return undefined;
+      }
+      // This number would be one past the limit: it trips the block and is itself refused.
+      const until = now + state.blockSeconds * 1000;
+      const blockId = newId('blk');
+      const reason: BlockReason = 'range_velocity';
+      await repo.insertBlock(tx, {
+        id: blockId,
+        workspace_id: workspaceId,
+        range_prefix: range,
+        reason,
+        distinct_numbers: others + 1,
+        verified: null,
+        created_at: now,
+        blocked_until: until,
+        lifted_at: null,
+        lifted_by: null,
+        refused: 1,
+      });
+      await repo.setRangeBlock(tx, { workspaceId, range, until, blockId, reason });
+      return { range, reason, until, blockId };
+    },
+
+    /**
+     * The conversion signal (the sweeper, about once a minute): blocks every range, and every country, whose last N
+     * finished sends in the last day, all created after its last block, were less than the workspace's percent
+     * verified. One read per kind (conversion-repository.ts), then per range or country one transaction that takes
+     * its row's lock and re-checks that no block is in force or ended after the evidence began: two processes
+     * judging at once write one block. Returns the ranges and countries it blocked.
+     */
+    async judgeConversion(): Promise<Judged[]> {
+      return judgeConversion(db, clock.now());
+    },
+  };
+}
+
+export type FraudGuard = ReturnType<typeof createFraudGuard>;
