@@ -12,6 +12,7 @@ import * as idempotencyKeys from './migrations/0008-idempotency-keys.js';
 import * as auditLog from './migrations/0009-audit-log.js';
 import * as pumpingGuard from './migrations/0010-pumping-guard.js';
 import * as conversionSignal from './migrations/0011-conversion-signal.js';
+import * as twilioSidIndex from './migrations/0015-twilio-sid-index.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-audit-log': auditLog,
   '0010-pumping-guard': pumpingGuard,
   '0011-conversion-signal': conversionSignal,
+  '0015-twilio-sid-index': twilioSidIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
