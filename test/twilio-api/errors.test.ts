@@ -247,6 +247,42 @@ describe('Twilio-compatible API: errors through the SDK', () => {
     assert.equal((await v2.services(svc.serviceSid).fetch()).friendlyName, 'Acme');
   });
 
+  test('the pumping guard: the 11th number of a range in the window is 403 60410 (blocked), with Retry-After', async () => {
+    const guarded = await seededService(t, { name: 'Guarded', pumpingGuard: 'default' });
+    for (let i = 0; i < 10; i++) {
+      await guarded.verify.verifications.create({
+        to: `+61412348${String(i).padStart(3, '0')}`,
+        channel: 'sms',
+      });
+    }
+    const err = await assertRestError(
+      guarded.verify.verifications.create({ to: '+61412348010', channel: 'sms' }),
+      403,
+      60410,
+    );
+    assert.match(err.message, /blocked until/);
+    assert.ok(Number(guarded.client.httpClient?.lastResponse?.headers?.['retry-after']) >= 1);
+    assert.equal(await outboxCount('+61412348010'), 0);
+  });
+
+  test("the number's failed-guess ceiling: its checks are 429 60202 (the right code too), its sends 429 60203", async () => {
+    const ceiling = await seededService(t, { name: 'Ceiling' });
+    await t.services.workspaces.setLimits(
+      { workspaceId: ceiling.workspaceId, limits: { guess_limit: 2 } },
+      OPERATOR,
+    );
+    const to = '+61412349115';
+    await ceiling.verify.verifications.create({ to, channel: 'sms' });
+    const [message] = await t.services.outbox.list({ to, limit: 1 });
+    const code = /(\d+)\s*$/.exec(String(message?.body))?.[1] ?? '';
+    const wrong = code === '000000' ? '000001' : '000000';
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await ceiling.verify.verificationChecks.create({ to, code: wrong })).status, 'pending');
+    }
+    await assertRestError(ceiling.verify.verificationChecks.create({ to, code }), 429, 60202);
+    await assertRestError(ceiling.verify.verifications.create({ to, channel: 'sms' }), 429, 60203);
+  });
+
   test("the workspace's request limit is 429 20429 (not a send or check limit), with the RateLimit headers", async () => {
     const limited = await seededService(t, { name: 'Limited' });
     await t.services.workspaces.setLimits(
