@@ -3,7 +3,7 @@
 // the one /v1 has. Form-encoded bodies are read here only; everything answers in Twilio's shapes and error bodies.
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { invalidField } from '../errors.js';
+import { AppError, invalidField } from '../errors.js';
 import type { AdmissionDeps } from '../keys/auth-hook.js';
 import { principalOf } from '../keys/auth-hook.js';
 import type { Principal } from '../keys/service.js';
@@ -52,7 +52,7 @@ export function twilioRoutes(deps: TwilioApiDeps): FastifyPluginAsyncTypebox {
     const prefix = idPrefixOfSid(name);
     if (prefix !== undefined) return verifications.idWithPrefix(principal, prefix);
     if (name.startsWith('+')) return (await verifications.getForPhone(principal, name)).id;
-    throw new TwilioApiError(404, 20404, `The requested resource ${name} was not found`);
+    throw new AppError('not_found', `No verification ${name}.`);
   }
 
   return async (app) => {
@@ -60,12 +60,9 @@ export function twilioRoutes(deps: TwilioApiDeps): FastifyPluginAsyncTypebox {
     app.removeAllContentTypeParsers();
     await app.register(fastifyFormbody, { bodyLimit: TWILIO_BODY_LIMIT_BYTES });
     app.setErrorHandler(answerTwilioError);
+    // Every resource not served here (Services CRUD, Access Tokens, Entities, Safelist, …): Twilio's 404.
     app.setNotFoundHandler(async (request) => {
-      throw new TwilioApiError(
-        404,
-        20404,
-        `The requested resource ${request.url.split('?')[0]} was not found: phone-verify serves Verifications, VerificationCheck and the Service itself.`,
-      );
+      throw new AppError('not_found', `No route ${request.method} ${request.url}.`);
     });
     app.addHook('onRequest', authenticateBasic(deps));
 
@@ -166,11 +163,7 @@ export function twilioRoutes(deps: TwilioApiDeps): FastifyPluginAsyncTypebox {
         }
         // Twilio's answer where nothing is pending: an expired, canceled or undelivered verification is gone.
         if (result.status !== 'pending' && result.status !== 'verified') {
-          throw new TwilioApiError(
-            404,
-            20404,
-            `The requested resource /Services/${request.params.ServiceSid}/VerificationCheck was not found`,
-          );
+          throw new AppError('not_found', `Verification ${result.id} is ${result.status}.`);
         }
         return presentCheck(result, await verifications.get(principal, result.id), context(principal));
       },

@@ -224,7 +224,12 @@ describe('Twilio-compatible API: errors through the SDK', () => {
 
   test('fetch: an unknown SID, a number with no verification, or an odd name is 404 20404', async () => {
     for (const sid of [`VE${'0'.repeat(31)}2`, '+61412349198', 'whatever', `VE${'f'.repeat(32)}`]) {
-      await assertRestError(svc.verify.verifications(sid).fetch(), 404, 20404);
+      const err = await assertRestError(svc.verify.verifications(sid).fetch(), 404, 20404);
+      // Twilio's words: the resource's path below the version.
+      assert.match(
+        err.message,
+        /^The requested resource \/Services\/VA[0-9a-f]{32}\/Verifications\/\S+ was not found$/,
+      );
     }
   });
 
