@@ -23,6 +23,8 @@ import { KEY_PREFIX } from './keys/key-format.js';
 import { pingRoutes } from './keys/routes.js';
 import { metricsRoute } from './metrics/serve.js';
 import type { Services } from './services.js';
+import { answerTwilioFrameworkError } from './twilio-api/errors.js';
+import { twilioRoutes } from './twilio-api/routes.js';
 import { verificationRoutes } from './verification/routes.js';
 import { webhookDocs } from './webhooks/openapi.js';
 
@@ -36,6 +38,7 @@ export const LOG_REDACT_PATHS = [
   'headers.authorization',
   'headers["x-api-key"]',
   'body.code',
+  'body.Code',
   'code',
   'key',
   '*.key',
@@ -80,7 +83,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Closing is answered by our own hook below, as a problem body with Retry-After.
     return503OnClosing: false,
     // A URL the router cannot decode, or a path parameter past its limit: problem bodies, not Fastify's own.
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: (error, request, reply) =>
+      request.url.startsWith('/twilio/')
+        ? answerTwilioFrameworkError(error, request, reply)
+        : answerFrameworkError(error, request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (options.maxConnections !== undefined) limitConnections(app.server, options.maxConnections, app.log);
   closeConnectionsWithUnreadBodies(app);
@@ -149,6 +155,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v1.register(verificationRoutes(services.verifications, services.idempotency));
     },
     { prefix: '/v1' },
+  );
+
+  // The Twilio Verify v2 subset (docs/twilio-compatibility.md): its own body format, auth and error bodies.
+  await app.register(
+    twilioRoutes({
+      keys: services.keys,
+      limiter: services.requestLimiter,
+      verifications: services.verifications,
+      workspaces: services.workspaces,
+      publicUrl: services.publicUrl,
+    }),
+    { prefix: '/twilio' },
   );
 
   await app.register(healthRoutes(services.health));

@@ -3,7 +3,9 @@
 import type { AccountView } from '../accounts/service.js';
 import { OPERATOR } from '../audit/actor.js';
 import type { ResealReport } from '../secret-rotation.js';
+import { twilioServiceSid } from '../twilio-api/sids.js';
 import { MAX_TTL_SECONDS } from '../verification/schemas.js';
+import type { WorkspaceView } from '../workspaces/service.js';
 import { AUDIT_COMMANDS } from './audit-commands.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { DB_COMMANDS } from './db-commands.js';
@@ -46,18 +48,22 @@ function printAccount(result: unknown): void {
   });
 }
 
+/** A workspace with the Service SID the Twilio SDKs name it by (docs/twilio-compatibility.md). */
+const withTwilioSid = (ws: WorkspaceView) => ({ ...ws, twilio_service_sid: twilioServiceSid(ws.id) });
+
 export const COMMANDS: Record<string, AnyCommand> = {
   'workspace create': {
     usage: 'workspace create --name NAME',
     options: { name: str },
-    run: (s, v) => s.workspaces.createWorkspace({ name: required(v, 'name') }, OPERATOR),
+    run: async (s, v) =>
+      withTwilioSid(await s.workspaces.createWorkspace({ name: required(v, 'name') }, OPERATOR)),
     print: (r) => printRecord(r as object),
   },
   'workspace list': {
     usage: 'workspace list',
     options: {},
-    run: (s) => s.workspaces.listWorkspaces(),
-    print: (r) => printTable(r as object[], ['id', 'name', 'created_at']),
+    run: async (s) => (await s.workspaces.listWorkspaces()).map(withTwilioSid),
+    print: (r) => printTable(r as object[], ['id', 'name', 'created_at', 'twilio_service_sid']),
   },
   ...WORKSPACE_COMMANDS,
   ...FRAUD_COMMANDS,

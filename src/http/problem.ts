@@ -68,7 +68,7 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
 }
 
 /** Framework errors (validation, body parsing) as catalogue errors. */
-function toAppError(error: FastifyError): AppError {
+export function toAppError(error: FastifyError): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) {
     return new AppError('unavailable', 'The database is unreachable or busy; try again shortly.', {

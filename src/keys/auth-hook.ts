@@ -1,6 +1,6 @@
 // Authentication for /v1: the key from `Authorization: Bearer …` or `X-API-Key`, resolved on every request
 // (no cache), then the route's scope, then the workspace's request limit.
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors.js';
 import type { RequestLimiter } from '../limits/request-limit.js';
 import type { Scope } from './scopes.js';
@@ -25,7 +25,7 @@ const isKeyHeader = (name: string) =>
  * How many key headers the request carries. Read from the raw header list: Node keeps only the first of two
  * `Authorization` headers and joins two `X-API-Key` headers with a comma, so the parsed headers cannot tell.
  */
-function keyHeaderCount(request: FastifyRequest): number {
+export function keyHeaderCount(request: FastifyRequest): number {
   const raw = request.raw.rawHeaders;
   let count = 0;
   for (let i = 0; i < raw.length; i += 2) if (isKeyHeader(raw[i] ?? '')) count++;
@@ -59,29 +59,43 @@ function presentedKey(request: FastifyRequest): string {
   return value.trim();
 }
 
-export function authenticateRequests(deps: {
+export interface AdmissionDeps {
   keys: KeyService;
   limiter: RequestLimiter;
-}): onRequestHookHandler {
-  return async (request, reply) => {
-    const scope = request.routeOptions.config.scope ?? null;
-    const windowStart = deps.limiter.window();
-    // One read (and on PostgreSQL one statement) resolves the key and counts the request if it may go on.
-    const { principal, requestCount } = await deps.keys.admit(presentedKey(request), scope, windowStart);
-    if (scope && !principal.scopes.includes(scope)) {
-      throw new AppError(
-        'insufficient_scope',
-        `This key lacks the \`${scope}\` scope, which ${request.routeOptions.url} needs. Use a key that holds it.`,
-      );
-    }
-    request.principal = principal;
-    const limit = principal.requestLimitPerMinute;
-    // Every counted request, the refused ones too, says where the workspace stands (before any refusal below).
-    const fields = deps.limiter.fields(requestCount ?? 0, limit, windowStart);
-    reply.header('ratelimit-policy', fields.policy);
-    reply.header('ratelimit', fields.state);
-    deps.limiter.judge(requestCount ?? 0, limit, windowStart);
-  };
+}
+
+/**
+ * Admits a presented key for the route: resolves it, holds it to the route's scope, and counts the request in its
+ * workspace's window (the RateLimit headers on every counted request, then a 429 past the limit). The one way in
+ * for every API that takes a key (/v1 here, the Twilio-compatible API with the key as its Basic password).
+ */
+export async function admitKey(
+  deps: AdmissionDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: string,
+): Promise<void> {
+  const scope = request.routeOptions.config.scope ?? null;
+  const windowStart = deps.limiter.window();
+  // One read (and on PostgreSQL one statement) resolves the key and counts the request if it may go on.
+  const { principal, requestCount } = await deps.keys.admit(key, scope, windowStart);
+  if (scope && !principal.scopes.includes(scope)) {
+    throw new AppError(
+      'insufficient_scope',
+      `This key lacks the \`${scope}\` scope, which ${request.routeOptions.url} needs. Use a key that holds it.`,
+    );
+  }
+  request.principal = principal;
+  const limit = principal.requestLimitPerMinute;
+  // Every counted request, the refused ones too, says where the workspace stands (before any refusal below).
+  const fields = deps.limiter.fields(requestCount ?? 0, limit, windowStart);
+  reply.header('ratelimit-policy', fields.policy);
+  reply.header('ratelimit', fields.state);
+  deps.limiter.judge(requestCount ?? 0, limit, windowStart);
+}
+
+export function authenticateRequests(deps: AdmissionDeps): onRequestHookHandler {
+  return async (request, reply) => admitKey(deps, request, reply, presentedKey(request));
 }
 
 /** The authenticated principal; the hook guarantees it on /v1 routes. */

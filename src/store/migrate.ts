@@ -15,6 +15,7 @@ import * as conversionSignal from './migrations/0011-conversion-signal.js';
 import * as refusedSendsAndCountries from './migrations/0012-refused-sends-and-country-signal.js';
 import * as webhooks from './migrations/0013-webhooks.js';
 import * as rollupStatuses from './migrations/0014-rollup-statuses.js';
+import * as twilioSidIndex from './migrations/0015-twilio-sid-index.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-refused-sends-and-country-signal': refusedSendsAndCountries,
   '0013-webhooks': webhooks,
   '0014-rollup-statuses': rollupStatuses,
+  '0015-twilio-sid-index': twilioSidIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

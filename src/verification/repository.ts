@@ -22,6 +22,27 @@ export async function findVerification(
   return (await byId(db, { workspaceId, id })).rows[0];
 }
 
+/**
+ * The id of the workspace's verification whose id begins `ver_` + `prefix` (21 characters: what a Twilio VE SID
+ * stands for, src/twilio-api/sids.ts), through the expression index of migration 0015: the same expression here.
+ */
+const byIdPrefix = prepared((db, p: { workspaceId: string; prefix: string }) =>
+  db
+    .selectFrom('verifications')
+    .select('id')
+    .where(sql<string>`substr(id, 5, 21)`, '=', p.prefix)
+    .where('workspace_id', '=', p.workspaceId)
+    .limit(1),
+);
+
+export async function findIdByPrefix(
+  db: Db,
+  workspaceId: string,
+  prefix: string,
+): Promise<string | undefined> {
+  return (await byIdPrefix(db, { workspaceId, prefix })).rows[0]?.id;
+}
+
 /** The number's pending verification where there is one, else its newest. */
 const byPhone = prepared((db, p: { workspaceId: string; phone: string }) =>
   db

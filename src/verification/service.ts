@@ -97,6 +97,19 @@ export function createVerificationService(deps: VerificationDeps) {
     return row;
   }
 
+  /** The number's pending verification, else its newest (a national `phone` in `country`, else the workspace's). */
+  async function requireForPhone(
+    workspaceId: string,
+    phone: string,
+    country: CheckBody['country'],
+  ): Promise<repo.VerificationRow> {
+    const numbers = await listNumbers(db, workspaceId);
+    const parsed = parsePhone(phone, country ?? numbers[0]?.country);
+    const found = await repo.findForPhone(db, workspaceId, parsed.e164);
+    if (!found) throw new AppError('no_verification', `No verification for ${parsed.e164}.`);
+    return found;
+  }
+
   /**
    * Expiry is enforced at every read: a pending verification at or past expires_at is stored as expired. With
    * `emitting` (the workspace has webhook endpoints, or the caller does not know), its event commits with it.
@@ -262,16 +275,10 @@ export function createVerificationService(deps: VerificationDeps) {
       const code = body.code.replace(/\D/g, '');
       if (code.length === 0) throw invalidField('code', 'must contain digits');
 
-      let row: repo.VerificationRow;
-      if (body.verification_id !== undefined) {
-        row = await requireVerification(principal.workspaceId, body.verification_id);
-      } else {
-        const numbers = await listNumbers(db, principal.workspaceId);
-        const phone = parsePhone(body.phone ?? '', body.country ?? numbers[0]?.country);
-        const found = await repo.findForPhone(db, principal.workspaceId, phone.e164);
-        if (!found) throw new AppError('no_verification', `No verification for ${phone.e164}.`);
-        row = found;
-      }
+      let row =
+        body.verification_id !== undefined
+          ? await requireVerification(principal.workspaceId, body.verification_id)
+          : await requireForPhone(principal.workspaceId, body.phone ?? '', body.country);
 
       const emitting = emitsFor(principal);
       row = await settled(row, emitting);
@@ -307,6 +314,20 @@ export function createVerificationService(deps: VerificationDeps) {
       return presentVerification(
         await settled(await requireVerification(principal.workspaceId, id), emitsFor(principal)),
       );
+    },
+
+    /** A number's pending verification, else its newest, as a read (the Twilio API fetches by `To`). */
+    async getForPhone(principal: Principal, phone: string): Promise<Verification> {
+      return presentVerification(
+        await settled(await requireForPhone(principal.workspaceId, phone, undefined), emitsFor(principal)),
+      );
+    },
+
+    /** The id of the workspace's verification whose id begins `ver_` + `prefix` (a Twilio VE SID's 21 characters). */
+    async idWithPrefix(principal: Principal, prefix: string): Promise<string> {
+      const id = await repo.findIdByPrefix(db, principal.workspaceId, prefix);
+      if (id === undefined) throw new AppError('not_found', 'No such verification.');
+      return id;
     },
 
     async cancel(principal: Principal, id: string): Promise<Verification> {

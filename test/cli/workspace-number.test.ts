@@ -2,6 +2,7 @@
 // driven through the real built CLI (`node bin/phone-verify.js …`) on a fresh SQLite file.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { twilioServiceSid } from '../../src/twilio-api/sids.js';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
 import { cliJson, runCli } from '../helpers/process.js';
 
@@ -13,11 +14,13 @@ describe('CLI: workspace and number commands', () => {
     wsId = createWorkspace(env);
   });
 
-  test('workspace create --name --json prints exactly { id, name, created_at }', () => {
+  test('workspace create --name --json prints exactly { id, name, created_at, twilio_service_sid }', () => {
     const ws = jsonOf<Record<string, unknown>>(
       runCli(['workspace', 'create', '--name', 'Globex', '--json'], env),
     );
-    assert.deepEqual(Object.keys(ws).sort(), ['created_at', 'id', 'name']);
+    // twilio_service_sid extends the spec's shape: the Service SID of the Twilio-compatible API.
+    assert.deepEqual(Object.keys(ws).sort(), ['created_at', 'id', 'name', 'twilio_service_sid']);
+    assert.equal(ws.twilio_service_sid, twilioServiceSid(String(ws.id)));
     assert.match(String(ws.id), /^ws_[0-9A-Za-z]{24}$/);
     assert.equal(ws.name, 'Globex');
     assert.match(String(ws.created_at), TIMESTAMP);
@@ -31,10 +34,13 @@ describe('CLI: workspace and number commands', () => {
     assert.throws(() => JSON.parse(result.stdout));
   });
 
-  test('workspace list --json is an array of { id, name, created_at } holding every workspace', () => {
+  test('workspace list --json is an array of { id, name, created_at, twilio_service_sid } holding every workspace', () => {
     const list = jsonOf<Record<string, unknown>[]>(runCli(['workspace', 'list', '--json'], env));
     assert.ok(Array.isArray(list));
-    for (const ws of list) assert.deepEqual(Object.keys(ws).sort(), ['created_at', 'id', 'name']);
+    for (const ws of list) {
+      assert.deepEqual(Object.keys(ws).sort(), ['created_at', 'id', 'name', 'twilio_service_sid']);
+      assert.equal(ws.twilio_service_sid, twilioServiceSid(String(ws.id)));
+    }
     assert.ok(list.some((w) => w.id === wsId && w.name === 'Acme'));
     assert.deepEqual(list.map((w) => w.name).sort(), ['Acme', 'Globex', 'Initech']);
   });

@@ -2,6 +2,7 @@
 // go to, and the per-workspace limits. The rules live in the workspace service; this page only shows and asks.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
+import { twilioServiceSid } from '../../twilio-api/sids.js';
 import type { LimitName } from '../../workspaces/service.js';
 import { type FormBody, field, fields, formError } from '../forms.js';
 import { Layout } from '../layout.js';
@@ -20,6 +21,9 @@ function SettingsPage(data: SettingsData): Page {
           <h1>{data.settings.name}</h1>
           <p>Workspace settings</p>
         </hgroup>
+        <p id="twilio-service-sid">
+          Twilio Verify Service SID (for Twilio's SDKs): <code>{twilioServiceSid(data.settings.id)}</code>
+        </p>
         <NameSection data={data} csrf={ctx.csrf} />
         <NumbersSection data={data} csrf={ctx.csrf} />
         <div class="grid settings-columns">
