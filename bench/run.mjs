@@ -188,7 +188,7 @@ async function cli(env, args) {
   return JSON.parse(stdout);
 }
 
-/** A workspace with a mobile number, an otp key, and a request limit and range limit the run cannot reach. */
+/** A workspace with a mobile number, an otp key, and a request limit and fraud settings the run cannot trip. */
 async function setUp(env) {
   const ws = await cli(env, ['workspace', 'create', '--name', 'Bench']);
   const [, key, limits] = await Promise.all([
@@ -197,7 +197,19 @@ async function setUp(env) {
     // The limit that would throttle the run, raised the way an operator does.
     cli(env, ['workspace', 'limits', '--workspace', ws.id, '--requests-per-minute', '1000000']),
     // The run sends to consecutive numbers; at 1000 a range (1000 numbers) never trips, yet the guard still runs.
-    cli(env, ['fraud', 'settings', '--workspace', ws.id, '--range-limit', '1000']),
+    // It checks few of its codes on purpose: the conversion signals (range and country) would block a long run.
+    cli(env, [
+      'fraud',
+      'settings',
+      '--workspace',
+      ws.id,
+      '--range-limit',
+      '1000',
+      '--conversion-percent',
+      '0',
+      '--country-conversion-percent',
+      '0',
+    ]),
   ]);
   return { workspaceId: ws.id, key: key.key, limits };
 }
