@@ -7,7 +7,7 @@ import { MAX_TTL_SECONDS } from '../verification/schemas.js';
 import { AUDIT_COMMANDS } from './audit-commands.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { FRAUD_COMMANDS } from './fraud-commands.js';
-import { type Command, optional, required, str, type Values, wholeNumber } from './options.js';
+import { type Command, flag, optional, required, str, text, type Values, wholeNumber } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 import { WORKSPACE_COMMANDS } from './workspace-commands.js';
 
@@ -46,12 +46,16 @@ function printAccount(result: unknown): void {
 
 export const COMMANDS: Record<string, Command> = {
   'workspace create': {
+    summary: 'make a workspace (its name is the brand in every message)',
+    example: 'phone-verify workspace create --name Acme --json | jq -r .id',
     usage: 'workspace create --name NAME',
-    options: { name: str },
+    options: { name: text('the brand spoken and written in every message (at most 60 characters, no URL)') },
     run: (s, v) => s.workspaces.createWorkspace({ name: required(v, 'name') }, OPERATOR),
     print: (r) => printRecord(r as object),
   },
   'workspace list': {
+    summary: 'list every workspace',
+    example: 'phone-verify workspace list',
     usage: 'workspace list',
     options: {},
     run: (s) => s.workspaces.listWorkspaces(),
@@ -60,6 +64,8 @@ export const COMMANDS: Record<string, Command> = {
   ...WORKSPACE_COMMANDS,
   ...FRAUD_COMMANDS,
   'number add': {
+    summary: 'add a number that codes are sent from',
+    example: 'phone-verify number add --workspace ws_… --number +61491570156',
     usage:
       'number add --workspace WS_ID --number PHONE [--type mobile|landline|local_rate|toll_free] [--carrier CARRIER_ID]',
     options: { workspace: str, number: str, type: str, carrier: str },
@@ -76,6 +82,8 @@ export const COMMANDS: Record<string, Command> = {
     print: (r) => printRecord(r as object),
   },
   'number list': {
+    summary: "list a workspace's numbers",
+    example: 'phone-verify number list --workspace ws_…',
     usage: 'number list --workspace WS_ID',
     options: { workspace: str },
     run: (s, v) => s.workspaces.listNumbers(required(v, 'workspace')),
@@ -83,8 +91,15 @@ export const COMMANDS: Record<string, Command> = {
   },
   ...CARRIER_COMMANDS,
   'key create': {
+    summary: 'make an API key (shown this once)',
+    example: 'phone-verify key create --workspace ws_… --name backend --json | jq -r .key',
     usage: 'key create --workspace WS_ID --name NAME [--scopes otp,…] [--expires-in SECONDS]',
-    options: { workspace: str, name: str, scopes: str, 'expires-in': str },
+    options: {
+      workspace: str,
+      name: text('a name to tell the key by (shown in key list and the dashboard)'),
+      scopes: text('what the key may do, comma-separated (default otp; "" for none)'),
+      'expires-in': text('seconds until the key stops working (default: never)'),
+    },
     run: async (s, v) => {
       const scopes = optional(v, 'scopes');
       const created = await s.keys.createKey(
@@ -119,6 +134,8 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'key revoke': {
+    summary: 'revoke an API key at once',
+    example: 'phone-verify key revoke key_…',
     usage: 'key revoke KEY_ID',
     options: {},
     positionals: 1,
@@ -129,6 +146,8 @@ export const COMMANDS: Record<string, Command> = {
     print: (r) => printRecord(r as object),
   },
   'key list': {
+    summary: "list a workspace's API keys (never the keys themselves)",
+    example: 'phone-verify key list --workspace ws_…',
     usage: 'key list --workspace WS_ID',
     options: { workspace: str },
     run: (s, v) => s.keys.listKeys(required(v, 'workspace')),
@@ -145,8 +164,16 @@ export const COMMANDS: Record<string, Command> = {
       ]),
   },
   'account create': {
+    summary: 'make a dashboard account',
+    example:
+      'printf \'%s\' "$PASSWORD" | phone-verify account create --email ops@example.com --password-stdin --workspace ws_…',
     usage: 'account create --email EMAIL [--password-stdin | --password PASSWORD] [--workspace WS_ID]',
-    options: { email: str, password: str, 'password-stdin': { type: 'boolean' }, workspace: str },
+    options: {
+      email: str,
+      password: text('the password (visible in the process list: prefer --password-stdin)'),
+      'password-stdin': flag('read the password from standard input'),
+      workspace: text('a workspace the account is a member of (default: none)'),
+    },
     run: async (s, v) => {
       const workspace = optional(v, 'workspace');
       return s.accounts.createAccount(
@@ -161,12 +188,16 @@ export const COMMANDS: Record<string, Command> = {
     print: printAccount,
   },
   'account add': {
+    summary: 'make an account a member of a workspace',
+    example: 'phone-verify account add --email ops@example.com --workspace ws_…',
     usage: 'account add --email EMAIL --workspace WS_ID',
     options: { email: str, workspace: str },
     run: (s, v) => s.accounts.addToWorkspace(required(v, 'email'), required(v, 'workspace'), OPERATOR),
     print: printAccount,
   },
   'secret reseal': {
+    summary: 'seal under the current secret what only the previous one opens',
+    example: 'PHONE_VERIFY_PREVIOUS_SECRET=… phone-verify secret reseal',
     usage:
       'secret reseal\n' +
       '      seals again under the current secret what only PHONE_VERIFY_PREVIOUS_SECRET opens (the secrets come\n' +
@@ -188,8 +219,10 @@ export const COMMANDS: Record<string, Command> = {
   },
   ...AUDIT_COMMANDS,
   outbox: {
+    summary: "the development provider's messages, newest first",
+    example: 'phone-verify outbox --to +61412345678 --limit 1',
     usage: 'outbox [--to PHONE] [--limit N]',
-    options: { to: str, limit: str },
+    options: { to: text('only the messages to this number'), limit: str },
     run: (s, v) => s.outbox.list({ to: optional(v, 'to'), limit: wholeNumber(v, 'limit') }),
     print: (r) => {
       const messages = r as { created_at: string; channel: string; to: string; from: string; body: string }[];

@@ -54,6 +54,8 @@ const workspace = { workspace: str };
 
 export const FRAUD_COMMANDS: Record<string, Command> = {
   'fraud settings': {
+    summary: "show the pumping guard's settings, or set the ones given",
+    example: 'phone-verify fraud settings --workspace ws_… --range-limit 20',
     usage:
       'fraud settings --workspace WS_ID [--range-limit N] [--range-window-seconds N] [--block-seconds N] [--conversion-sends N] [--conversion-percent N]',
     options: {
@@ -68,6 +70,8 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     print: (r) => printRecord(r as object),
   },
   'fraud allow': {
+    summary: 'never block a number or range',
+    example: 'phone-verify fraud allow --workspace ws_… --prefix +6149157',
     usage: 'fraud allow --workspace WS_ID --prefix +E164_PREFIX',
     options: { ...workspace, prefix: str },
     run: async (s, v) => {
@@ -77,6 +81,8 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     print: (r) => printRecord(r as object),
   },
   'fraud disallow': {
+    summary: 'take a prefix off the allow list',
+    example: 'phone-verify fraud disallow --workspace ws_… --prefix +6149157',
     usage: 'fraud disallow --workspace WS_ID --prefix +E164_PREFIX',
     options: { ...workspace, prefix: str },
     run: async (s, v) => {
@@ -86,6 +92,8 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     print: (r) => printRecord(r as object),
   },
   'fraud blocks': {
+    summary: 'list the blocked ranges, active and past',
+    example: 'phone-verify fraud blocks --workspace ws_…',
     usage: 'fraud blocks --workspace WS_ID',
     options: workspace,
     run: async (s, v) => {
@@ -105,6 +113,8 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
       ]),
   },
   'fraud lift': {
+    summary: "lift a range's block now",
+    example: 'phone-verify fraud lift --workspace ws_… --range +614915701',
     usage: 'fraud lift --workspace WS_ID --range +E164_RANGE',
     options: { ...workspace, range: str },
     run: async (s, v) => {

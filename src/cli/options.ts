@@ -4,10 +4,21 @@ import { UsageError } from './output.js';
 
 export type Values = Record<string, string | boolean | undefined>;
 
+/** One option: its type and, for `--help`, what it means (common options have a default text in help.ts). */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  description?: string;
+}
+
 export interface Command {
+  /** The first line is the synopsis; further lines (indented) say more. */
   usage: string;
-  options: Record<string, { type: 'string' | 'boolean' }>;
+  options: Record<string, OptionSpec>;
   positionals?: number;
+  /** One line for the command lists (`phone-verify --help`, `phone-verify key`); without it, the usage is shown. */
+  summary?: string;
+  /** An example command line for `phone-verify <command> --help`. */
+  example?: string;
   run(services: Services, values: Values, positionals: string[]): Promise<unknown>;
   print(result: unknown): void;
 }
@@ -39,3 +50,9 @@ export function workspaceIdOf(values: Values): string {
 }
 
 export const str = { type: 'string' } as const;
+
+/** A string option with its description for `--help`. */
+export const text = (description: string): OptionSpec => ({ type: 'string', description });
+
+/** A boolean option (a flag taking no value) with its description for `--help`. */
+export const flag = (description: string): OptionSpec => ({ type: 'boolean', description });

@@ -22,6 +22,24 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** runCli, without blocking, so that several commands run side by side. */
+export function runCliAsync(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
 /** Runs a CLI command with --json and returns its one JSON value, failing loudly otherwise. */
 export function cliJson<T = Record<string, unknown>>(args: string[], env: Record<string, string>): T {
   const result = runCli([...args, '--json'], env);
