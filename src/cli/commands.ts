@@ -4,21 +4,24 @@ import type { AccountView } from '../accounts/service.js';
 import { OPERATOR } from '../audit/actor.js';
 import type { ResealReport } from '../secret-rotation.js';
 import { MAX_TTL_SECONDS } from '../verification/schemas.js';
+import { ACCOUNT_COMMANDS } from './account-commands.js';
 import { AUDIT_COMMANDS } from './audit-commands.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { FRAUD_COMMANDS } from './fraud-commands.js';
-import { type Command, flag, optional, required, str, text, type Values, wholeNumber } from './options.js';
+import {
+  type Command,
+  flag,
+  idArgument,
+  optional,
+  readStdin,
+  required,
+  str,
+  text,
+  type Values,
+  wholeNumber,
+} from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 import { WORKSPACE_COMMANDS } from './workspace-commands.js';
-
-/** The whole of standard input, less one trailing line break (what `echo` or a here-string adds). */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
 
 /** The password of `account create`: from stdin (kept out of the process list) or --password, never both. */
 async function passwordOf(values: Values): Promise<string> {
@@ -88,6 +91,19 @@ export const COMMANDS: Record<string, Command> = {
     options: { workspace: str },
     run: (s, v) => s.workspaces.listNumbers(required(v, 'workspace')),
     print: (r) => printTable(r as object[], ['id', 'number', 'type', 'country', 'carrier_id']),
+  },
+  'number remove': {
+    summary: 'remove a number: no code is sent from it again (codes sent already stay checkable)',
+    example: 'phone-verify number remove num_…',
+    usage: 'number remove NUMBER_ID',
+    options: {},
+    positionals: 1,
+    run: async (s, _v, p) => {
+      const numberId = idArgument(p[0], 'NUMBER_ID');
+      const workspaceId = await s.workspaces.workspaceOfNumber(numberId);
+      return s.workspaces.removeNumber({ workspaceId, numberId }, OPERATOR);
+    },
+    print: (r) => printRecord(r as object),
   },
   ...CARRIER_COMMANDS,
   'key create': {
@@ -195,6 +211,7 @@ export const COMMANDS: Record<string, Command> = {
     run: (s, v) => s.accounts.addToWorkspace(required(v, 'email'), required(v, 'workspace'), OPERATOR),
     print: printAccount,
   },
+  ...ACCOUNT_COMMANDS,
   'secret reseal': {
     summary: 'seal under the current secret what only the previous one opens',
     example: 'PHONE_VERIFY_PREVIOUS_SECRET=… phone-verify secret reseal',

@@ -4,8 +4,18 @@
 // window, and its window). Bounds come from LIMIT_RANGES, the one place they live.
 import { OPERATOR } from '../audit/actor.js';
 import type { Services } from '../services.js';
+import type { WorkspaceDeletion } from '../workspaces/deletion.js';
 import { LIMIT_RANGES, type LimitName } from '../workspaces/service.js';
-import { type Command, optional, str, text, type Values, wholeNumber, workspaceIdOf } from './options.js';
+import {
+  type Command,
+  flag,
+  optional,
+  str,
+  text,
+  type Values,
+  wholeNumber,
+  workspaceIdOf,
+} from './options.js';
 import { printRecord, UsageError } from './output.js';
 
 /**
@@ -81,7 +91,39 @@ async function workspaceLimits(s: Services, values: Values): Promise<WorkspaceLi
   return { workspace_id: settings.id, ...settings.limits };
 }
 
+/**
+ * `workspace delete`: without --yes, says what would go and deletes nothing (a usage error, exit 2); with it,
+ * deletes the workspace and everything it holds in one transaction, keeping its audit trail.
+ */
+async function deleteWorkspace(s: Services, values: Values): Promise<WorkspaceDeletion> {
+  const workspaceId = workspaceIdOf(values);
+  if (values.yes !== true) {
+    const preview = await s.workspaces.previewDeletion(workspaceId);
+    const { keys, numbers, carrier_accounts, members, verifications } = preview.counts;
+    throw new UsageError(
+      `workspace ${preview.id} (${preview.name}) holds ${keys} API key(s), ${numbers} number(s), ${carrier_accounts} carrier account(s), ${members} member(s) and ${verifications} verification(s): deleting it deletes them all and revokes its keys at once; run again with --yes to delete it`,
+    );
+  }
+  return s.workspaces.deleteWorkspace(workspaceId, OPERATOR);
+}
+
 export const WORKSPACE_COMMANDS: Record<string, Command> = {
+  'workspace delete': {
+    summary: 'delete a workspace and everything it holds (its keys stop working at once); needs --yes',
+    example: 'phone-verify workspace delete --workspace ws_… --yes',
+    usage:
+      'workspace delete --workspace WS_ID [--yes]\n' +
+      '      without --yes, says what would be deleted and deletes nothing; the audit trail is kept',
+    options: { workspace: str, yes: flag('really delete it (without: say what would go, exit 2)') },
+    run: deleteWorkspace,
+    print: (r) => {
+      const deleted = r as WorkspaceDeletion;
+      printRecord({ id: deleted.id, name: deleted.name, deleted: deleted.deleted, ...deleted.counts });
+      process.stderr.write(
+        `\nDeleted. Its audit trail is kept: phone-verify audit list --workspace ${deleted.id}\n`,
+      );
+    },
+  },
   'workspace limits': {
     summary: "show a workspace's limits, or set the ones given",
     example: 'phone-verify workspace limits --workspace ws_… --send-limit 3 --send-window 10m',
