@@ -82,6 +82,8 @@ export interface Services {
   secretRotation: SecretRotation;
   /** What could not be made private on disk (files or folders the process does not own): each edge logs them. */
   startupWarnings: readonly string[];
+  /** Where the server secret comes from (PHONE_VERIFY_SECRET or the file's path), and whether it was made now. */
+  secret: { source: string; generated: boolean };
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
   publicUrl: string;
   /**
@@ -223,6 +225,7 @@ export function createServices(deps: {
     statusReports,
     secretRotation: createSecretRotation({ secrets, carriers, dispatcher }),
     startupWarnings,
+    secret: { source: secrets.source, generated: secrets.generated === true },
     publicUrl: deps.publicUrl,
     committed: store.committed,
   };

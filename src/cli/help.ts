@@ -1,14 +1,12 @@
 // What the CLI says when asked: the list of commands (`phone-verify --help`), a group's commands (`phone-verify
 // key`), one command's usage, options and example (`phone-verify key create --help`), and the version. Built from
 // the command table: a command without a summary or option descriptions is listed with its usage line.
-import { readFileSync } from 'node:fs';
+
+import { VERSION } from '../version.js';
 import type { Command } from './options.js';
 import { synopsis } from './parse.js';
 
-/** The package's version, read once (package.json sits two folders above src/cli and dist/cli alike). */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export { VERSION };
 
 /** `serve` is not in the table (it runs the service, not a command on the store), but it is listed first. */
 const SERVE = {
