@@ -1,4 +1,4 @@
-// The environment, parsed once at boot by one schema (docs/configuration.md). Nothing else reads process.env.
+// The environment, parsed once at boot by one schema (docs/operations.md, "Environment"). Nothing else reads process.env.
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 

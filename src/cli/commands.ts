@@ -1,4 +1,4 @@
-// The operator commands of docs/operator-interface.md. Each calls the same services as the HTTP routes.
+// The operator commands (docs/operations.md, "The command line"). Each calls the same services as the HTTP routes.
 
 import type { AccountView } from '../accounts/service.js';
 import { OPERATOR } from '../audit/actor.js';

@@ -45,14 +45,16 @@ export function parseCommandArgs(
       throw new UsageError(
         token.value === undefined
           ? `${shown} needs a value`
-          : `${shown} needs a value (for one that starts with "-", write ${shown}=${token.value})`,
+          : `${shown} needs a value (for one that starts with "-", write ${shown}=VALUE)`,
       );
     }
     values[token.name] = token.value;
   }
   const wanted = command.positionals ?? 0;
   if (positionals.length > wanted) {
-    throw new UsageError(`unexpected argument "${positionals[wanted]}"; usage: ${synopsis(command)}`);
+    // The argument itself is not echoed: it may be a secret typed where it does not belong.
+    const takes = ['none', 'one', 'two'][wanted] ?? String(wanted);
+    throw new UsageError(`unexpected argument (${name} takes ${takes}); usage: ${synopsis(command)}`);
   }
   if (positionals.length < wanted) throw new UsageError(`usage: ${synopsis(command)}`);
   return { values, positionals };

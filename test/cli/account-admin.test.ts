@@ -199,8 +199,8 @@ describe('CLI: account list, remove, reset-password', () => {
       [['account', 'reset-password', 'usr_\nx'], /ACCOUNT_ID: must not hold control characters/, 2],
       [['account', 'remove', `usr_${'x'.repeat(100_000)}`], /ACCOUNT_ID: at most 100 characters/, 2],
       [['account', 'remove', 'usr_\u202e\u200bx'], /No account/, 1],
-      [['account', 'remove', 'a', 'b'], /unexpected argument "b"/, 2],
-      [['account', 'list', 'extra'], /unexpected argument "extra"/, 2],
+      [['account', 'remove', 'a', 'b'], /unexpected argument \(account remove takes one\)/, 2],
+      [['account', 'list', 'extra'], /unexpected argument \(account list takes none\)/, 2],
       [
         ['account', 'reset-password', 'usr_x', '--password', 'y'],
         /unknown option --password; did you mean --password-stdin\?/,

@@ -202,7 +202,7 @@ describe('CLI: help, version and suggestions', () => {
       expectUsageError(['number', 'list', '--workspace'], /^error: --workspace needs a value\n$/),
       expectUsageError(
         ['key', 'create', '--name', '--workspace', 'ws_x'],
-        /^error: --name needs a value \(for one that starts with "-", write --name=--workspace\)\n$/,
+        /^error: --name needs a value \(for one that starts with "-", write --name=VALUE\)\n$/,
       ),
       expectUsageError(
         ['workspace', 'create', '--name', 'A', '--name', 'B'],
@@ -215,11 +215,26 @@ describe('CLI: help, version and suggestions', () => {
       ),
       expectUsageError(
         ['workspace', 'list', 'extra'],
-        /^error: unexpected argument "extra"; usage: phone-verify workspace list\n$/,
+        /^error: unexpected argument \(workspace list takes none\); usage: phone-verify workspace list\n$/,
       ),
-      expectUsageError(['key', 'revoke', 'key_a', 'key_b'], /unexpected argument "key_b"/),
+      expectUsageError(['key', 'revoke', 'key_a', 'key_b'], /unexpected argument \(key revoke takes one\)/),
       expectUsageError(['key', 'revoke'], /^error: usage: phone-verify key revoke KEY_ID\n$/),
     ]);
+  });
+
+  test('a refused value or argument is never echoed (it may be a secret typed in the wrong place)', async () => {
+    const secret = 's3cr3t-token-value';
+    const results = await Promise.all([
+      run('key', 'create', '--workspace', 'ws_x', '--name', `-${secret}`),
+      run('secret', 'reseal', secret),
+      run('key', 'list', `--bogus=${secret}`),
+      run('account', 'remove', 'usr_x', secret),
+    ]);
+    for (const result of results) {
+      assert.equal(result.status, 2, result.stderr);
+      assert.equal(result.stderr.includes(secret), false, result.stderr);
+      assert.equal(result.stdout.includes(secret), false);
+    }
   });
 
   test('odd input: odd Unicode, a huge option name or value, are refused in one line without echoing a flood', async () => {

@@ -92,6 +92,15 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
  * starts instead (its JSON line arrives) is stopped at once and reported with `started: true`, so a test of a
  * refusal fails rather than hangs.
  */
+function listeningLine(stdout: string): boolean {
+  if (!stdout.includes('\n')) return false;
+  try {
+    return typeof (JSON.parse(stdout.split('\n')[0] ?? '') as { url?: unknown }).url === 'string';
+  } catch {
+    return false;
+  }
+}
+
 export async function serveExpectingRefusal(
   env: Record<string, string>,
 ): Promise<CliResult & { started: boolean }> {
@@ -107,7 +116,8 @@ export async function serveExpectingRefusal(
   });
   child.stdout?.on('data', (d) => {
     stdout += d;
-    if (!started && stdout.includes('\n')) {
+    // The listening line ({ "url", … } on one line); a refusal's JSON error is no such line.
+    if (!started && listeningLine(stdout)) {
       started = true;
       child.kill('SIGTERM');
     }
