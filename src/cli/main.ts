@@ -132,6 +132,10 @@ export async function main(argv: string[], carrierTypes?: readonly AnyCarrier[])
     ) {
       return show(groupHelp(commands, first), json);
     }
+    if (groups.has(first) && !commands[first] && second?.startsWith('-')) {
+      const names = Object.keys(commands).filter((n) => n.startsWith(`${first} `));
+      throw new UsageError(`"${first}" needs a command first: ${names.join(', ')}`);
+    }
     const { name, command } = resolve(commands, args);
     if (wantsHelp(args)) return show(commandHelp(name, command), json);
     const { values, positionals } = parseCommandArgs(name, command, args.slice(name.split(' ').length));

@@ -189,6 +189,11 @@ describe('CLI: help, version and suggestions', () => {
       ),
       expectUsageError(['key', 'craete'], /did you mean "key create"\?/),
       expectUsageError(['outbx'], /did you mean "outbox"\?/),
+      // A group with an option where its command should be.
+      expectUsageError(
+        ['key', '--workspace', 'ws_x'],
+        /^error: "key" needs a command first: key create, key revoke, key list\n$/,
+      ),
       expectUsageError(
         ['frobnicate'],
         /^error: unknown command "frobnicate"; phone-verify --help lists the commands\n$/,
