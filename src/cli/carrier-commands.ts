@@ -7,7 +7,7 @@ import type { AnyCarrier } from '../delivery/carriers/descriptor.js';
 import { BUILT_IN_CARRIERS } from '../delivery/carriers/index.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
-import { type Command, optional, required, str, type Values } from './options.js';
+import { type Command, optional, required, str, text, type Values } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 
 /**
@@ -92,7 +92,17 @@ const CARRIER_COLUMNS = ['id', 'type', 'numbers', 'base_url', 'callback_url', 'c
 
 /** The carrier commands for these carriers: `carrier add` and `carrier rotate` take their credential options. */
 export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string, Command> {
-  const credentialFlags = Object.fromEntries([...credentialOptions(carriers).keys()].map((o) => [o, str]));
+  // Each credential option described by its field's label and carrier (`Auth token (twilio)`).
+  const described = new Map<string, string[]>();
+  for (const carrier of carriers) {
+    for (const f of carrier.fields) {
+      const shown = `${f.label} (${carrier.type}${f.cli.file ? ', a file to read' : ''})`;
+      described.set(f.cli.option, [...(described.get(f.cli.option) ?? []), shown]);
+    }
+  }
+  const credentialFlags = Object.fromEntries(
+    [...credentialOptions(carriers).keys()].map((o) => [o, text((described.get(o) ?? []).join('; '))]),
+  );
   return {
     'number set-carrier': {
       summary: 'choose the carrier account a number sends through',

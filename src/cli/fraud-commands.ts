@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import { FRAUD_RANGES, type FraudSettingName, validatePrefix } from '../fraud/rules.js';
 import type { BlockView, FraudSettingsView } from '../fraud/service.js';
 import type { Services } from '../services.js';
-import { type Command, required, str, type Values, wholeNumber, workspaceIdOf } from './options.js';
+import { type Command, required, str, text, type Values, wholeNumber, workspaceIdOf } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 
 /** Option -> the setting it sets. */
@@ -60,11 +60,13 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
       'fraud settings --workspace WS_ID [--range-limit N] [--range-window-seconds N] [--block-seconds N] [--conversion-sends N] [--conversion-percent N]',
     options: {
       ...workspace,
-      'range-limit': str,
-      'range-window-seconds': str,
-      'block-seconds': str,
-      'conversion-sends': str,
-      'conversion-percent': str,
+      'range-limit': text('distinct numbers of one range sent to within the window before it is blocked'),
+      'range-window-seconds': text('the window of the range limit, in seconds'),
+      'block-seconds': text('how long a range stays blocked, in seconds'),
+      'conversion-sends': text("how many of a range's last finished codes the conversion signal judges"),
+      'conversion-percent': text(
+        'below this share of verified codes a range is blocked (0: the signal is off)',
+      ),
     },
     run: fraudSettings,
     print: (r) => printRecord(r as object),

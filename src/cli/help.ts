@@ -128,7 +128,7 @@ export function commandHelp(name: string, command: Command): { text: string; jso
   const [first = '', ...more] = command.usage.split('\n');
   const text = [
     `Usage: phone-verify ${first}`,
-    ...more.map((l) => `  ${l.trim()}`),
+    ...more.map((l) => l.replace(/^ {4}/, '')),
     ...(command.summary ? ['', command.summary] : []),
     '',
     'Options:',
