@@ -1,4 +1,4 @@
-// The environment, parsed once at boot by one schema (docs/configuration.md). Nothing else reads process.env.
+// The environment, parsed once at boot by one schema (docs/operations.md, "Environment"). Nothing else reads process.env.
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -61,6 +61,8 @@ export interface Config {
   /** PHONE_VERIFY_PREVIOUS_SECRET: accepted for opening and checking only, while the secret is being changed. */
   readonly previousSecret: string | undefined;
   readonly publicUrl: string;
+  /** PUBLIC_URL was set (else publicUrl is derived from HOST and PORT, which may be 0). */
+  readonly publicUrlSet?: boolean;
   readonly logLevel: string;
   /** NODE_ENV=production: numbers without a carrier are warned about loudly (their codes reach no phone). */
   readonly production: boolean;
@@ -137,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.PHONE_VERIFY_SECRET,
     previousSecret: e.PHONE_VERIFY_PREVIOUS_SECRET,
     publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrlSet: e.PUBLIC_URL !== undefined,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,

@@ -29,6 +29,17 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * The command line's own codes, beside the catalogue's (which its commands' failures carry): what `--json` prints
+ * for a command called wrongly (exit 2) or a bad environment (exit 2). See docs/operations.md, "CLI errors".
+ */
+export const CLI_ERROR_CATALOGUE = {
+  invalid_usage: { title: 'Invalid usage' },
+  invalid_configuration: { title: 'Invalid configuration' },
+} as const;
+
+export type CliErrorCode = keyof typeof CLI_ERROR_CATALOGUE;
+
 export interface FieldError {
   field: string;
   message: string;

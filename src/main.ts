@@ -7,8 +7,10 @@ import { connectionLimit } from './http/connections.js';
 import { type MetricsServer, startMetricsServer } from './metrics/serve.js';
 import type { StartCheck } from './secret-rotation.js';
 import { createServices, type Services } from './services.js';
+import { startupFacts, startupLine } from './startup-line.js';
 import { openStore } from './store/database.js';
 import { startSweeper } from './sweeper.js';
+import { VERSION } from './version.js';
 
 export interface ServeOptions {
   /** Logs to stderr, leaving stdout for one JSON line once listening (the CLI's --json). */
@@ -90,35 +92,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     },
   });
   log = app.log;
-  if (metricsServer) app.log.info({ metrics_url: metricsServer.url }, 'metrics served for Prometheus');
-  for (const warning of [...services.startupWarnings, ...sealed.warnings]) app.log.warn(warning);
-  app.log.info(
-    {
-      max_connections: connections.maxConnections,
-      descriptor_limit: connections.descriptorLimit,
-      request_timeout_ms: config.requestTimeoutMs,
-    },
-    'connection limits',
-  );
-  if (connections.beyondDescriptors) {
-    app.log.warn(
-      `MAX_CONNECTIONS=${connections.maxConnections}, but this process may open only ${connections.descriptorLimit} files: connections and requests to the database or carriers may fail with "too many open files" before that many are open. Lower MAX_CONNECTIONS or raise the limit (ulimit -n, systemd's LimitNOFILE).`,
-    );
-  }
-  if (store.dialect === 'postgres' && !config.secret) {
-    app.log.warn(
-      `PHONE_VERIFY_SECRET is not set: this process uses the secret in ${store.dataDir}. Every process sharing the database must use the same secret, or codes sent through one fail in another: set PHONE_VERIFY_SECRET.`,
-    );
-  }
-  if (config.production) {
-    const idle = await services.workspaces.numbersWithoutCarrier();
-    if (idle.length > 0) {
-      app.log.error(
-        { numbers: idle.map((n) => n.number) },
-        `NODE_ENV=production, but ${idle.length} workspace number(s) have no carrier account: codes sent from them go to the development outbox and reach NO phone. Tie each to a carrier: phone-verify number add --workspace WS_ID --number PHONE --carrier CARRIER_ID (docs/carriers.md).`,
-      );
-    }
-  }
+  const facts = await startupFacts(config, services);
+  const idle = config.production ? await services.workspaces.numbersWithoutCarrier() : [];
   const stopSweeper = startSweeper(services, config.sweepIntervalMs, app.log);
   // Also picks up, once their leases run out, the jobs of a process that died between commit and hand-over.
   const stopDispatcher = services.dispatcher.startPolling(config.delivery.pollMs);
@@ -143,7 +118,38 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
-  const address = await app.listen({ port: config.port, host: config.host });
+  // The first line logged is the start-up line: Fastify's "listening" line, in our words (startup-line.ts).
+  const address = await app.listen({
+    port: config.port,
+    host: config.host,
+    listenTextResolver: (at) => startupLine(VERSION, at, config, facts),
+  });
+  if (metricsServer) app.log.info({ metrics_url: metricsServer.url }, 'metrics served for Prometheus');
+  for (const warning of [...services.startupWarnings, ...sealed.warnings]) app.log.warn(warning);
+  app.log.info(
+    {
+      max_connections: connections.maxConnections,
+      descriptor_limit: connections.descriptorLimit,
+      request_timeout_ms: config.requestTimeoutMs,
+    },
+    'connection limits',
+  );
+  if (connections.beyondDescriptors) {
+    app.log.warn(
+      `MAX_CONNECTIONS=${connections.maxConnections}, but this process may open only ${connections.descriptorLimit} files: connections and requests to the database or carriers may fail with "too many open files" before that many are open. Lower MAX_CONNECTIONS or raise the limit (ulimit -n, systemd's LimitNOFILE).`,
+    );
+  }
+  if (store.dialect === 'postgres' && !config.secret) {
+    app.log.warn(
+      `PHONE_VERIFY_SECRET is not set: this process uses the secret in ${store.dataDir}. Every process sharing the database must use the same secret, or codes sent through one fail in another: set PHONE_VERIFY_SECRET.`,
+    );
+  }
+  if (idle.length > 0) {
+    app.log.error(
+      { numbers: idle.map((n) => n.number) },
+      `NODE_ENV=production, but ${idle.length} workspace number(s) have no carrier account: codes sent from them go to the development outbox and reach NO phone. Tie each to a carrier: phone-verify number add --workspace WS_ID --number PHONE --carrier CARRIER_ID (docs/carriers.md).`,
+    );
+  }
   if (options.json) {
     const started = { url: address, database: store.dialect, public_url: config.publicUrl };
     process.stdout.write(`${JSON.stringify({ ...started, metrics_url: metricsServer?.url })}\n`);

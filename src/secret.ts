@@ -17,6 +17,8 @@ export interface ServerSecrets {
   readonly previous?: string;
   /** Where the current one comes from, for messages: PHONE_VERIFY_SECRET, or the generated file's path. */
   readonly source: string;
+  /** True when this process generated it (the file did not exist): the start-up line says so. */
+  readonly generated?: boolean;
 }
 
 export function loadOrCreateSecret(
@@ -24,12 +26,23 @@ export function loadOrCreateSecret(
   dataDir: string,
   warnings: string[] = [],
 ): string {
-  if (configured) return configured;
+  return readOrCreateSecret(configured, dataDir, warnings).secret;
+}
+
+/** The secret, and whether this call generated it. */
+function readOrCreateSecret(
+  configured: string | undefined,
+  dataDir: string,
+  warnings: string[],
+): { secret: string; generated: boolean } {
+  if (configured) return { secret: configured, generated: false };
+  let generated = false;
   const file = join(dataDir, SECRET_FILE);
   makePrivateDir(dataDir, [SECRET_FILE], warnings);
   try {
     // 'wx' fails if the file exists, so two processes starting at once keep the first one's secret.
     writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+    generated = true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
@@ -38,7 +51,7 @@ export function loadOrCreateSecret(
   const secret = readFileSync(file, 'utf8').trim();
   if (secret.length < 32)
     throw new Error(`${file} holds no usable secret: remove it or set PHONE_VERIFY_SECRET`);
-  return secret;
+  return { secret, generated };
 }
 
 /** The current secret (configured or generated) and the previous one; `warnings` gets what is not private. */
@@ -48,7 +61,11 @@ export function loadServerSecrets(input: {
   dataDir: string;
   warnings?: string[];
 }): ServerSecrets {
-  const current = loadOrCreateSecret(input.secret, input.dataDir, input.warnings);
+  const { secret: current, generated } = readOrCreateSecret(
+    input.secret,
+    input.dataDir,
+    input.warnings ?? [],
+  );
   const source = input.secret ? 'PHONE_VERIFY_SECRET' : join(input.dataDir, SECRET_FILE);
   const previous = input.previousSecret || undefined;
   // Most likely the new secret was put in both places: nothing would be rotated, and nothing would say so.
@@ -57,7 +74,7 @@ export function loadServerSecrets(input: {
       `PHONE_VERIFY_PREVIOUS_SECRET is the same as the current secret (${source}): set it to the secret being replaced, or unset it`,
     );
   }
-  return { current, previous, source };
+  return { current, previous, source, ...(generated ? { generated } : {}) };
 }
 
 export type KeyPurpose = 'code-hash' | 'session' | 'credentials' | 'delivery-jobs' | 'webhook-secrets';

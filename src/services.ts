@@ -94,6 +94,8 @@ export interface Services {
   webhookDelivery: WebhookDelivery;
   /** What could not be made private on disk (files or folders the process does not own): each edge logs them. */
   startupWarnings: readonly string[];
+  /** Where the server secret comes from (PHONE_VERIFY_SECRET or the file's path), and whether it was made now. */
+  secret: { source: string; generated: boolean };
   /** PUBLIC_URL: where carriers and browsers reach the service. One source for callbacks, cookies and docs. */
   publicUrl: string;
   /**
@@ -283,6 +285,7 @@ export function createServices(deps: {
     }),
     metrics,
     startupWarnings,
+    secret: { source: secrets.source, generated: secrets.generated === true },
     publicUrl: deps.publicUrl,
     committed: store.committed,
   };

@@ -1,6 +1,7 @@
 // SQL for users, memberships, sessions and sign-in throttling. Functions take the database (or a transaction) first.
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { dialectOf } from '../store/prepared.js';
 import type { SessionsTable, UsersTable } from '../store/tables.js';
 
 export type UserRow = UsersTable;
@@ -140,4 +141,69 @@ export async function deleteSigninWindowsBefore(db: Db, windowStart: number): Pr
 export async function deleteSessionsExpiredBy(db: Db, now: number): Promise<number> {
   const result = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Every account, oldest first. */
+export function listUsers(db: Db): Promise<Pick<UserRow, 'id' | 'email' | 'created_at'>[]> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'created_at'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Every membership with its workspace's name, oldest first (account list groups them by account). */
+export function listAllMemberships(db: Db): Promise<{ user_id: string; id: string; name: string }[]> {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('workspaces', 'workspaces.id', 'memberships.workspace_id')
+    .select(['memberships.user_id', 'workspaces.id', 'workspaces.name'])
+    .orderBy('memberships.created_at')
+    .orderBy('workspaces.id')
+    .execute();
+}
+
+/**
+ * The number of members of the workspace, its row locked for the rest of the transaction (PostgreSQL FOR UPDATE;
+ * SQLite's write transactions are serialised already): two removals of its last two members cannot both see two.
+ * Undefined for a workspace that no longer exists.
+ */
+export async function lockAndCountMembers(db: Db, workspaceId: string): Promise<number | undefined> {
+  const lock = db.selectFrom('workspaces').select('id').where('id', '=', workspaceId);
+  const locked = await (dialectOf(db) === 'postgres' ? lock.forUpdate() : lock).executeTakeFirst();
+  if (!locked) return undefined;
+  const row = await db
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Ends every session of the account; how many there were. */
+export async function deleteSessionsOf(db: Db, userId: string): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The account, its memberships and its sessions (its audit entries stay: they are the workspaces' history). */
+export async function deleteUser(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+  await db.deleteFrom('memberships').where('user_id', '=', userId).execute();
+  await db.deleteFrom('users').where('id', '=', userId).execute();
+}
+
+export async function setPasswordHash(db: Db, userId: string, hash: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ password_hash: hash })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Forgets every window's failed sign-ins of one budget (`email:…`): the account's sign-in lock is lifted. */
+export async function deleteSigninCounts(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('signin_throttle').where('key', '=', key).execute();
 }

@@ -10,6 +10,7 @@ import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import type { WorkspaceService } from '../workspaces/service.js';
+import { createAccountAdmin } from './admin.js';
 import {
   decoyHash,
   hashPassword,
@@ -142,6 +143,8 @@ export function createAccountService(deps: {
   }
 
   return {
+    ...createAccountAdmin({ db, clock, audit, checkPassword }),
+
     async needsSetup(): Promise<boolean> {
       return (await repo.countUsers(db)) === 0;
     },

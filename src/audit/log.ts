@@ -47,8 +47,17 @@ export function createAuditLog(deps: {
   const { db } = deps;
 
   return {
+    /** A deleted workspace's trail stays readable: its last entry is the deletion (workspace.deleted). */
     async list(workspaceId: string, filter: AuditFilter): Promise<AuditPage> {
-      await deps.requireWorkspace(workspaceId);
+      await deps.requireWorkspace(workspaceId).catch(async (err: unknown) => {
+        const deleted = await db
+          .selectFrom('audit_log')
+          .select('id')
+          .where('workspace_id', '=', workspaceId)
+          .where('action', '=', 'workspace.deleted')
+          .executeTakeFirst();
+        if (!deleted) throw err;
+      });
       let query = db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId);
       if (filter.action !== undefined) query = query.where('action', '=', filter.action);
       if (filter.actor !== undefined) query = query.where('actor', '=', filter.actor);

@@ -36,6 +36,8 @@ function shown(entry: AuditEntryView) {
 
 export const AUDIT_COMMANDS: Record<string, Command> = {
   'audit list': {
+    summary: 'who changed what in a workspace, newest first',
+    example: 'phone-verify audit list --workspace ws_… --action key.revoked',
     usage: 'audit list --workspace WS_ID [--limit N] [--action ACTION] [--actor cli|system|ACCOUNT_ID]',
     options: { workspace: str, limit: str, action: str, actor: str },
     run: async (s, v) => {

@@ -7,7 +7,7 @@ import type { AnyCarrier } from '../delivery/carriers/descriptor.js';
 import { BUILT_IN_CARRIERS } from '../delivery/carriers/index.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
-import { type Command, optional, required, str, type Values } from './options.js';
+import { type Command, optional, required, str, text, type Values } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 
 /**
@@ -92,9 +92,21 @@ const CARRIER_COLUMNS = ['id', 'type', 'numbers', 'base_url', 'callback_url', 'c
 
 /** The carrier commands for these carriers: `carrier add` and `carrier rotate` take their credential options. */
 export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string, Command> {
-  const credentialFlags = Object.fromEntries([...credentialOptions(carriers).keys()].map((o) => [o, str]));
+  // Each credential option described by its field's label and carrier (`Auth token (twilio)`).
+  const described = new Map<string, string[]>();
+  for (const carrier of carriers) {
+    for (const f of carrier.fields) {
+      const shown = `${f.label} (${carrier.type}${f.cli.file ? ', a file to read' : ''})`;
+      described.set(f.cli.option, [...(described.get(f.cli.option) ?? []), shown]);
+    }
+  }
+  const credentialFlags = Object.fromEntries(
+    [...credentialOptions(carriers).keys()].map((o) => [o, text((described.get(o) ?? []).join('; '))]),
+  );
   return {
     'number set-carrier': {
+      summary: 'choose the carrier account a number sends through',
+      example: 'phone-verify number set-carrier --workspace ws_… --number +61491570156 --carrier car_…',
       usage: 'number set-carrier --workspace WS_ID --number PHONE --carrier CARRIER_ID|none',
       options: { workspace: str, number: str, carrier: str },
       run: async (s, v) => {
@@ -112,6 +124,8 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
       print: (r) => printRecord(r as object),
     },
     'carrier add': {
+      summary: 'add a carrier account (its credentials are sealed, never shown)',
+      example: 'phone-verify carrier add --workspace ws_… --type twilio --account-sid AC… --auth-token …',
       usage: addUsage(carriers),
       options: { workspace: str, type: str, 'base-url': str, ...credentialFlags },
       // The view is { id, type, created_at }: no credential is ever printed back.
@@ -128,6 +142,8 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
       print: (r) => printRecord(r as object),
     },
     'carrier list': {
+      summary: "list a workspace's carrier accounts and their callback URLs",
+      example: 'phone-verify carrier list --workspace ws_…',
       usage: 'carrier list --workspace WS_ID',
       options: { workspace: str },
       run: async (s, v) =>
@@ -135,6 +151,8 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
       print: (r) => printTable(r as object[], CARRIER_COLUMNS),
     },
     'carrier rotate': {
+      summary: "replace a carrier account's credentials",
+      example: 'phone-verify carrier rotate car_… --account-sid AC… --auth-token …',
       usage:
         'carrier rotate CARRIER_ID [credentials as for carrier add] [--base-url URL]\n' +
         '      replaces every credential of the account (give them all again); --base-url "" goes back to the\n' +
@@ -155,6 +173,8 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
       print: (r) => printRecord(r as object),
     },
     'carrier remove': {
+      summary: 'remove a carrier account no number sends through',
+      example: 'phone-verify carrier remove car_…',
       // Refused while a number sends through the account.
       usage: 'carrier remove CARRIER_ID',
       options: {},

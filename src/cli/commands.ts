@@ -1,4 +1,4 @@
-// The operator commands of docs/operator-interface.md. Each calls the same services as the HTTP routes.
+// The operator commands (docs/operations.md, "The command line"). Each calls the same services as the HTTP routes.
 
 import type { AccountView } from '../accounts/service.js';
 import { OPERATOR } from '../audit/actor.js';
@@ -6,23 +6,26 @@ import type { ResealReport } from '../secret-rotation.js';
 import { twilioServiceSid } from '../twilio-api/sids.js';
 import { MAX_TTL_SECONDS } from '../verification/schemas.js';
 import type { WorkspaceView } from '../workspaces/service.js';
+import { ACCOUNT_COMMANDS } from './account-commands.js';
 import { AUDIT_COMMANDS } from './audit-commands.js';
 import { CARRIER_COMMANDS } from './carrier-commands.js';
 import { DB_COMMANDS } from './db-commands.js';
 import { FRAUD_COMMANDS } from './fraud-commands.js';
-import { type AnyCommand, optional, required, str, type Values, wholeNumber } from './options.js';
+import {
+  type AnyCommand,
+  flag,
+  idArgument,
+  optional,
+  readStdin,
+  required,
+  str,
+  text,
+  type Values,
+  wholeNumber,
+} from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 import { WORKSPACE_COMMANDS } from './workspace-commands.js';
-
-/** The whole of standard input, less one trailing line break (what `echo` or a here-string adds). */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
 
 /** The password of `account create`: from stdin (kept out of the process list) or --password, never both. */
 async function passwordOf(values: Values): Promise<string> {
@@ -53,13 +56,17 @@ const withTwilioSid = (ws: WorkspaceView) => ({ ...ws, twilio_service_sid: twili
 
 export const COMMANDS: Record<string, AnyCommand> = {
   'workspace create': {
+    summary: 'make a workspace (its name is the brand in every message)',
+    example: 'phone-verify workspace create --name Acme --json | jq -r .id',
     usage: 'workspace create --name NAME',
-    options: { name: str },
+    options: { name: text('the brand spoken and written in every message (at most 60 characters, no URL)') },
     run: async (s, v) =>
       withTwilioSid(await s.workspaces.createWorkspace({ name: required(v, 'name') }, OPERATOR)),
     print: (r) => printRecord(r as object),
   },
   'workspace list': {
+    summary: 'list every workspace',
+    example: 'phone-verify workspace list',
     usage: 'workspace list',
     options: {},
     run: async (s) => (await s.workspaces.listWorkspaces()).map(withTwilioSid),
@@ -68,6 +75,8 @@ export const COMMANDS: Record<string, AnyCommand> = {
   ...WORKSPACE_COMMANDS,
   ...FRAUD_COMMANDS,
   'number add': {
+    summary: 'add a number that codes are sent from',
+    example: 'phone-verify number add --workspace ws_… --number +61491570156',
     usage:
       'number add --workspace WS_ID --number PHONE [--type mobile|landline|local_rate|toll_free] [--carrier CARRIER_ID]',
     options: { workspace: str, number: str, type: str, carrier: str },
@@ -84,15 +93,37 @@ export const COMMANDS: Record<string, AnyCommand> = {
     print: (r) => printRecord(r as object),
   },
   'number list': {
+    summary: "list a workspace's numbers",
+    example: 'phone-verify number list --workspace ws_…',
     usage: 'number list --workspace WS_ID',
     options: { workspace: str },
     run: (s, v) => s.workspaces.listNumbers(required(v, 'workspace')),
     print: (r) => printTable(r as object[], ['id', 'number', 'type', 'country', 'carrier_id']),
   },
+  'number remove': {
+    summary: 'remove a number: no code is sent from it again (codes sent already stay checkable)',
+    example: 'phone-verify number remove num_…',
+    usage: 'number remove NUMBER_ID',
+    options: {},
+    positionals: 1,
+    run: async (s, _v, p) => {
+      const numberId = idArgument(p[0], 'NUMBER_ID');
+      const workspaceId = await s.workspaces.workspaceOfNumber(numberId);
+      return s.workspaces.removeNumber({ workspaceId, numberId }, OPERATOR);
+    },
+    print: (r) => printRecord(r as object),
+  },
   ...CARRIER_COMMANDS,
   'key create': {
+    summary: 'make an API key (shown this once)',
+    example: 'phone-verify key create --workspace ws_… --name backend --json | jq -r .key',
     usage: 'key create --workspace WS_ID --name NAME [--scopes otp,…] [--expires-in SECONDS]',
-    options: { workspace: str, name: str, scopes: str, 'expires-in': str },
+    options: {
+      workspace: str,
+      name: text('a name to tell the key by (shown in key list and the dashboard)'),
+      scopes: text('what the key may do, comma-separated (default otp; "" for none)'),
+      'expires-in': text('seconds until the key stops working (default: never)'),
+    },
     run: async (s, v) => {
       const scopes = optional(v, 'scopes');
       const created = await s.keys.createKey(
@@ -127,6 +158,8 @@ export const COMMANDS: Record<string, AnyCommand> = {
     },
   },
   'key revoke': {
+    summary: 'revoke an API key at once',
+    example: 'phone-verify key revoke key_…',
     usage: 'key revoke KEY_ID',
     options: {},
     positionals: 1,
@@ -137,6 +170,8 @@ export const COMMANDS: Record<string, AnyCommand> = {
     print: (r) => printRecord(r as object),
   },
   'key list': {
+    summary: "list a workspace's API keys (never the keys themselves)",
+    example: 'phone-verify key list --workspace ws_…',
     usage: 'key list --workspace WS_ID',
     options: { workspace: str },
     run: (s, v) => s.keys.listKeys(required(v, 'workspace')),
@@ -153,8 +188,16 @@ export const COMMANDS: Record<string, AnyCommand> = {
       ]),
   },
   'account create': {
+    summary: 'make a dashboard account',
+    example:
+      'printf \'%s\' "$PASSWORD" | phone-verify account create --email ops@example.com --password-stdin --workspace ws_…',
     usage: 'account create --email EMAIL [--password-stdin | --password PASSWORD] [--workspace WS_ID]',
-    options: { email: str, password: str, 'password-stdin': { type: 'boolean' }, workspace: str },
+    options: {
+      email: str,
+      password: text('the password (visible in the process list: prefer --password-stdin)'),
+      'password-stdin': flag('read the password from standard input'),
+      workspace: text('a workspace the account is a member of (default: none)'),
+    },
     run: async (s, v) => {
       const workspace = optional(v, 'workspace');
       return s.accounts.createAccount(
@@ -169,12 +212,17 @@ export const COMMANDS: Record<string, AnyCommand> = {
     print: printAccount,
   },
   'account add': {
+    summary: 'make an account a member of a workspace',
+    example: 'phone-verify account add --email ops@example.com --workspace ws_…',
     usage: 'account add --email EMAIL --workspace WS_ID',
     options: { email: str, workspace: str },
     run: (s, v) => s.accounts.addToWorkspace(required(v, 'email'), required(v, 'workspace'), OPERATOR),
     print: printAccount,
   },
+  ...ACCOUNT_COMMANDS,
   'secret reseal': {
+    summary: 'seal under the current secret what only the previous one opens',
+    example: 'PHONE_VERIFY_PREVIOUS_SECRET=… phone-verify secret reseal',
     usage:
       'secret reseal\n' +
       '      seals again under the current secret what only PHONE_VERIFY_PREVIOUS_SECRET opens (the secrets come\n' +
@@ -199,8 +247,10 @@ export const COMMANDS: Record<string, AnyCommand> = {
   ...DB_COMMANDS,
   ...WEBHOOK_COMMANDS,
   outbox: {
+    summary: "the development provider's messages, newest first",
+    example: 'phone-verify outbox --to +61412345678 --limit 1',
     usage: 'outbox [--to PHONE] [--limit N]',
-    options: { to: str, limit: str },
+    options: { to: text('only the messages to this number'), limit: str },
     run: (s, v) => s.outbox.list({ to: optional(v, 'to'), limit: wholeNumber(v, 'limit') }),
     print: (r) => {
       const messages = r as { created_at: string; channel: string; to: string; from: string; body: string }[];

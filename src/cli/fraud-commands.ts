@@ -7,7 +7,7 @@ import type { BlockView } from '../fraud/blocks.js';
 import { FRAUD_RANGES, type FraudSettingName, validateCountry, validatePrefix } from '../fraud/rules.js';
 import type { FraudSettingsView } from '../fraud/settings.js';
 import type { Services } from '../services.js';
-import { type Command, required, str, type Values, wholeNumber, workspaceIdOf } from './options.js';
+import { type Command, required, str, text, type Values, wholeNumber, workspaceIdOf } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
 
 /** Option -> the setting it sets. */
@@ -67,16 +67,32 @@ const workspace = { workspace: str };
 
 export const FRAUD_COMMANDS: Record<string, Command> = {
   'fraud settings': {
+    summary: "show the pumping guard's settings, or set the ones given",
+    example: 'phone-verify fraud settings --workspace ws_… --range-limit 20',
     usage:
       'fraud settings --workspace WS_ID [--range-limit N] [--range-window-seconds N] [--block-seconds N] [--conversion-sends N] [--conversion-percent N] [--country-conversion-sends N] [--country-conversion-percent N]',
     options: {
       ...workspace,
-      ...Object.fromEntries(Object.keys(SETTING_OPTIONS).map((option) => [option, str])),
+      'range-limit': text('distinct numbers of one range sent to within the window before it is blocked'),
+      'range-window-seconds': text('the window of the range limit, in seconds'),
+      'block-seconds': text('how long a range stays blocked, in seconds'),
+      'conversion-sends': text("how many of a range's last finished codes the conversion signal judges"),
+      'conversion-percent': text(
+        'below this share of verified codes a range is blocked (0: the signal is off)',
+      ),
+      'country-conversion-sends': text(
+        "how many of a country's last finished codes the country signal judges",
+      ),
+      'country-conversion-percent': text(
+        'below this share of verified codes a country is blocked (0: the signal is off)',
+      ),
     },
     run: fraudSettings,
     print: (r) => printRecord(r as object),
   },
   'fraud allow': {
+    summary: 'never block a number or range',
+    example: 'phone-verify fraud allow --workspace ws_… --prefix +6149157',
     usage: 'fraud allow --workspace WS_ID --prefix +E164_PREFIX',
     options: { ...workspace, prefix: str },
     run: async (s, v) => {
@@ -86,6 +102,8 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     print: (r) => printRecord(r as object),
   },
   'fraud disallow': {
+    summary: 'take a prefix off the allow list',
+    example: 'phone-verify fraud disallow --workspace ws_… --prefix +6149157',
     usage: 'fraud disallow --workspace WS_ID --prefix +E164_PREFIX',
     options: { ...workspace, prefix: str },
     run: async (s, v) => {
@@ -95,6 +113,8 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
     print: (r) => printRecord(r as object),
   },
   'fraud blocks': {
+    summary: 'list the blocked ranges, active and past',
+    example: 'phone-verify fraud blocks --workspace ws_…',
     usage: 'fraud blocks --workspace WS_ID',
     options: workspace,
     run: async (s, v) => {
@@ -115,8 +135,14 @@ export const FRAUD_COMMANDS: Record<string, Command> = {
       ]),
   },
   'fraud lift': {
+    summary: "lift a range's or a country's block now",
+    example: 'phone-verify fraud lift --workspace ws_… --range +614915701',
     usage: 'fraud lift --workspace WS_ID (--range +E164_RANGE | --country CC)',
-    options: { ...workspace, range: str, country: str },
+    options: {
+      ...workspace,
+      range: text('the blocked range, as the Fraud page shows it'),
+      country: text('the blocked country (AU, US, CA, GB, NZ)'),
+    },
     run: async (s, v) => {
       if (v.range !== undefined && v.country !== undefined) {
         throw new UsageError('give one of --range and --country, not both');

@@ -49,6 +49,22 @@ export function parseDatabaseUrl(url: string): { dialect: Dialect; target: strin
   throw new Error('DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
 }
 
+/**
+ * The store as a log line names it, with nothing secret: `sqlite /abs/path.db`, or `postgres host:port/database`
+ * (never the user or the password the URL may hold).
+ */
+export function describeDatabase(url: string): string {
+  const { dialect, target } = parseDatabaseUrl(url);
+  if (dialect === 'sqlite') return `sqlite ${target === ':memory:' ? target : resolve(target)}`;
+  try {
+    const parsed = new URL(target);
+    const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || '(default database)';
+    return `postgres ${parsed.host || '(default host)'}/${database}`;
+  } catch {
+    return 'postgres (an unparsable URL)';
+  }
+}
+
 // PostgreSQL bigint (epoch milliseconds) arrives as a string by default; every value here fits a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 

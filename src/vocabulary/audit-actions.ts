@@ -4,6 +4,7 @@
 export const AUDIT_ACTIONS = [
   'workspace.created',
   'workspace.renamed',
+  'workspace.deleted',
   'countries.changed',
   'limits.changed',
   'number.added',
@@ -15,6 +16,8 @@ export const AUDIT_ACTIONS = [
   'carrier.rotated',
   'carrier.removed',
   'member.added',
+  'account.removed',
+  'account.password_reset',
   'signin.succeeded',
   'signin.failed',
   'fraud.settings_changed',

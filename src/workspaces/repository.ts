@@ -26,6 +26,15 @@ export async function insertNumber(db: Db, row: NumberRow): Promise<void> {
   await db.insertInto('workspace_numbers').values(row).execute();
 }
 
+export async function workspaceOfNumber(db: Db, numberId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('workspace_numbers')
+    .select('workspace_id')
+    .where('id', '=', numberId)
+    .executeTakeFirst();
+  return row?.workspace_id;
+}
+
 export function findNumber(db: Db, workspaceId: string, number: string): Promise<NumberRow | undefined> {
   return db
     .selectFrom('workspace_numbers')

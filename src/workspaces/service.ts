@@ -9,6 +9,7 @@ import type { Db } from '../store/database.js';
 import { type Country, SUPPORTED_COUNTRIES } from '../vocabulary/countries.js';
 import { NUMBER_TYPES, type NumberType } from '../vocabulary/number-types.js';
 import { validateBrandName } from './brand-name.js';
+import { createWorkspaceDeletion } from './deletion.js';
 import { detectNumberType, parsePhone } from './phone-number.js';
 import * as repo from './repository.js';
 import {
@@ -78,6 +79,14 @@ export function createWorkspaceService(deps: { db: Db; clock: Clock; audit: Audi
 
   return {
     requireWorkspace,
+    ...createWorkspaceDeletion({ db, audit }),
+
+    /** The workspace a number belongs to (the CLI names a number by its id alone). */
+    async workspaceOfNumber(numberId: string): Promise<string> {
+      const workspaceId = await repo.workspaceOfNumber(db, numberId);
+      if (workspaceId === undefined) throw new AppError('not_found', `No number ${numberId}.`);
+      return workspaceId;
+    },
 
     /** `tx`: the caller's transaction, where the workspace must appear together with other rows. */
     async createWorkspace(input: { name: string }, by: Actor, tx?: Db): Promise<WorkspaceView> {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
 import { runCli, type ServerProcess, startServer } from '../helpers/process.js';
+import { sessionCookieOf, signInOverHttp } from '../helpers/signin.js';
 
 const PASSWORD = 'a long enough password';
 
@@ -12,28 +13,6 @@ interface Account {
   email: string;
   created_at: string;
   workspaces: { id: string; name: string }[];
-}
-
-/** Signs in through the real sign-in form over HTTP: the CSRF cookie and field, then the session cookie. */
-async function signInOverHttp(url: string, email: string, password: string): Promise<Response> {
-  const page = await fetch(`${url}/dashboard/signin`, { redirect: 'manual' });
-  assert.equal(page.status, 200);
-  const csrfCookie = page.headers.getSetCookie().map((c) => c.split(';')[0] ?? '');
-  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
-  assert.ok(token, 'the sign-in form carries a CSRF field');
-  return fetch(`${url}/dashboard/signin`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie.join('; ') },
-    body: new URLSearchParams({ email, password, next: '/dashboard', _csrf: token }).toString(),
-  });
-}
-
-function sessionCookieOf(res: Response): string | undefined {
-  return res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0] ?? '')
-    .find((c) => c.startsWith('pv_session=') && c.length > 'pv_session='.length);
 }
 
 describe('CLI: account commands', () => {

@@ -1,31 +1,12 @@
 // Operator interface, CLI failures and help: a failed command exits non-zero with exactly one line on stderr
-// (never a stack trace) and, with --json, prints nothing on stdout; `--help` works.
+// (never a stack trace) and, with --json, prints exactly one JSON value on stdout, the error ({ code, title,
+// detail, exit_code }); `--help` works. (Help, --version and suggestions in detail: help.test.ts.)
 // The failing commands are independent, so each group runs its processes side by side.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { cliSuiteEnv, createWorkspace } from '../helpers/cli-setup.js';
-import { type CliResult, cliJson } from '../helpers/process.js';
-
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'phone-verify.js');
-
-/** runCli, without blocking, so a group of commands runs concurrently. */
-function runCliAsync(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+import { COMMANDS } from '../../src/cli/commands.js';
+import { assertCleanFailure, cliSuiteEnv, createWorkspace } from '../helpers/cli-setup.js';
+import { type CliResult, cliJson, runCliAsync } from '../helpers/process.js';
 
 /** Runs every case (at most 6 processes at once) and checks each one failed cleanly with its reason. */
 async function expectCleanFailures(cases: [string[], RegExp][], env: Record<string, string>): Promise<void> {
@@ -43,7 +24,6 @@ async function expectCleanFailures(cases: [string[], RegExp][], env: Record<stri
     const label = `phone-verify ${args.join(' ')} --json`;
     assert.notEqual(result.status, 0, `${label}: expected a failure, got exit 0: ${result.stdout}`);
     assert.notEqual(result.status, null, `${label}: killed by a signal`);
-    assert.equal(result.stdout, '', `${label}: printed on stdout`);
     assert.match(
       result.stderr,
       /^[^\n]+\n$/,
@@ -51,6 +31,14 @@ async function expectCleanFailures(cases: [string[], RegExp][], env: Record<stri
     );
     assert.doesNotMatch(result.stderr, /\bat .+:\d+:\d+/, `${label}: stack trace`);
     assert.match(result.stderr, reason, `${label}: ${result.stderr}`);
+    // stdout: exactly one JSON value, the error, saying what stderr says.
+    const problem = assertCleanFailure(result, reason);
+    assert.ok(problem, `${label}: nothing on stdout`);
+    assert.equal(
+      problem.exit_code === 2,
+      problem.code === 'invalid_usage' || problem.code === 'invalid_configuration',
+      label,
+    );
   });
 }
 
@@ -62,7 +50,7 @@ describe('CLI: help and failures', () => {
     ws = createWorkspace(env);
   });
 
-  test('--help (also after a command) exits 0 and lists every command', async () => {
+  test('--help lists every command; --help after a command shows its usage', async () => {
     const [help, onCommand] = await Promise.all([
       runCliAsync(['--help'], env),
       runCliAsync(['key', 'create', '--help'], env),
@@ -70,30 +58,24 @@ describe('CLI: help and failures', () => {
     for (const result of [help, onCommand]) {
       assert.equal(result.status, 0, result.stderr);
       assert.equal(result.stderr, '');
-      for (const usage of [
-        'serve',
-        'workspace create --name NAME',
-        'workspace list',
-        'number add --workspace WS_ID --number PHONE [--type mobile|landline|local_rate|toll_free]',
-        'number list --workspace WS_ID',
-        'key create --workspace WS_ID --name NAME [--scopes otp,…] [--expires-in SECONDS]',
-        'key revoke KEY_ID',
-        'key list --workspace WS_ID',
-        'outbox [--to PHONE] [--limit N]',
-        '--json',
-      ]) {
-        assert.ok(result.stdout.includes(usage), `help lacks ${usage}`);
-      }
     }
+    for (const name of ['serve', ...Object.keys(COMMANDS)]) {
+      assert.match(help.stdout, new RegExp(`^  ${name}\\s`, 'm'), `help lacks ${name}`);
+    }
+    assert.ok(help.stdout.includes('--json'));
+    assert.ok(
+      onCommand.stdout.includes(
+        'Usage: phone-verify key create --workspace WS_ID --name NAME [--scopes otp,…] [--expires-in SECONDS]',
+      ),
+    );
   });
 
-  test('no command at all fails cleanly: non-zero, one line on stderr, the usage shown (nothing on stdout with --json)', async () => {
+  test('no command at all fails cleanly: exit 2, one line on stderr, the commands listed (the error as JSON with --json)', async () => {
     const [plain] = await Promise.all([
       runCliAsync([], env),
       expectCleanFailures([[[], /no command/]], env), // with --json
     ]);
-    assert.notEqual(plain.status, 0);
-    assert.notEqual(plain.status, null);
+    assert.equal(plain.status, 2);
     assert.match(plain.stdout, /Usage: phone-verify <command>/);
     assert.match(plain.stderr, /^[^\n]*no command[^\n]*\n$/);
   });
@@ -101,9 +83,9 @@ describe('CLI: help and failures', () => {
   test('unknown commands fail cleanly', async () => {
     await expectCleanFailures(
       [
-        [['frobnicate'], /unknown command/],
-        [['workspace', 'delete'], /unknown command/],
-        [['key'], /unknown command/],
+        [['frobnicate'], /unknown command "frobnicate"/],
+        [['workspace', 'frobnicate'], /unknown command "workspace frobnicate"/],
+        [['key', 'mint'], /unknown command "key mint"/],
       ],
       env,
     );

@@ -173,4 +173,92 @@ describe('CLI: workspace limits', () => {
     // Through the real CLI, a NUL cannot even reach the process.
     assert.throws(() => runCli(['workspace', 'limits', '--workspace', `${ws}\u0000`], env), /null bytes/);
   });
+
+  describe("the issue's names: --send-limit, --send-window (with a unit), --request-limit", () => {
+    test('set the same limits as --sends-per-number, --send-window-seconds and --requests-per-minute', () => {
+      const before = jsonOf<Record<string, unknown>>(limits('--json'));
+      const set = jsonOf<Record<string, unknown>>(
+        limits('--send-limit', '3', '--send-window', '900', '--request-limit', '1200', '--json'),
+      );
+      assert.deepEqual(set, {
+        ...before,
+        send_limit: 3,
+        send_window_seconds: 900,
+        request_limit_per_minute: 1200,
+      });
+      assert.deepEqual(jsonOf(limits('--json')), set);
+      // The operator interface's names still work, and read back the same.
+      const old = jsonOf<Record<string, unknown>>(
+        limits(
+          '--sends-per-number',
+          '4',
+          '--send-window-seconds',
+          '600',
+          '--requests-per-minute',
+          '6000',
+          '--json',
+        ),
+      );
+      assert.deepEqual(old, {
+        ...before,
+        send_limit: 4,
+        send_window_seconds: 600,
+        request_limit_per_minute: 6000,
+      });
+    });
+
+    test('--send-window takes seconds, or a whole number of s, m, h or d', () => {
+      for (const [value, seconds] of [
+        ['60', 60],
+        ['90s', 90],
+        ['10m', 600],
+        ['2h', 7200],
+        ['1d', 86_400],
+        ['1440m', 86_400],
+      ] as const) {
+        const set = jsonOf<Record<string, unknown>>(limits(`--send-window=${value}`, '--json'));
+        assert.equal(set.send_window_seconds, seconds, value);
+      }
+    });
+
+    test('both spellings of one limit at once are a usage error (exit 2), even when they agree; nothing changes', () => {
+      const before = jsonOf(limits('--json'));
+      for (const [a, b] of [
+        ['--send-limit=3', '--sends-per-number=3'],
+        ['--send-window=10m', '--send-window-seconds=600'],
+        ['--request-limit=100', '--requests-per-minute=200'],
+      ] as const) {
+        const result = limits(a, b, '--json');
+        assertCleanFailure(result, /set the same limit: give one of them/);
+        assert.equal(result.status, 2, `${a} ${b}`);
+      }
+      assert.deepEqual(jsonOf(limits('--json')), before);
+    });
+
+    test('bad values are usage errors naming the option given, and change nothing', () => {
+      const before = jsonOf(limits('--json'));
+      for (const [option, value, reason] of [
+        ['--send-limit', '0', /--send-limit must be a whole number from 1 to 100/],
+        ['--send-limit', 'three', /--send-limit must be a whole number/],
+        ['--request-limit', '9', /--request-limit must be a whole number from 10 to 1000000/],
+        ['--request-limit', '99999999999999999999999999', /--request-limit must be a whole number from 10/],
+        ['--send-window', '59s', /--send-window must be a whole number from 60 to 86400 seconds/],
+        ['--send-window', '2d', /--send-window must be a whole number from 60 to 86400 seconds/],
+        ['--send-window', '999999999999999d', /--send-window must be a whole number from 60/],
+        ['--send-window', '9'.repeat(400), /--send-window must be whole seconds or a duration/],
+        ['--send-window', '10 m', /--send-window must be whole seconds or a duration/],
+        ['--send-window', '10M', /--send-window must be whole seconds or a duration/],
+        ['--send-window', '1h30m', /--send-window must be whole seconds or a duration/],
+        ['--send-window', '-10m', /--send-window must be whole seconds or a duration/],
+        ['--send-window', '１０m', /--send-window must be whole seconds or a duration/],
+        ['--send-window', '10m\u200b', /--send-window must be whole seconds or a duration/],
+        ['--send-window', '', /--send-window must be whole seconds or a duration/],
+      ] as const) {
+        const result = limits(`${option}=${value}`, '--json');
+        assertCleanFailure(result, reason);
+        assert.equal(result.status, 2, `${option}=${value}`);
+      }
+      assert.deepEqual(jsonOf(limits('--json')), before);
+    });
+  });
 });

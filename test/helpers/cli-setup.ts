@@ -43,14 +43,32 @@ export function seedWithCli(env: Record<string, string>): { ws: string; key: str
   return { ws, key: key.key, keyId: key.id };
 }
 
-/** A failed command: non-zero exit, exactly one line on stderr (no stack trace), nothing on stdout. */
-export function assertCleanFailure(result: CliResult, reason: RegExp): void {
+/** The one JSON value a failed command prints on stdout under --json (docs/operations.md, "CLI errors"). */
+export interface CliProblem {
+  code: string;
+  title: string;
+  detail: string;
+  exit_code: number;
+  errors?: { field: string; message: string }[];
+}
+
+/**
+ * A failed command: non-zero exit, exactly one line on stderr (no stack trace), and on stdout nothing (without
+ * --json) or exactly one JSON value, the error: its `detail` the stderr line's reason, its `exit_code` the exit's.
+ */
+export function assertCleanFailure(result: CliResult, reason: RegExp): CliProblem | undefined {
   assert.notEqual(result.status, 0, `expected a failure, got ${result.status}: ${result.stdout}`);
   assert.notEqual(result.status, null);
-  assert.equal(result.stdout, '');
   assert.match(result.stderr, /^[^\n]+\n$/, `stderr is not one line: ${JSON.stringify(result.stderr)}`);
   assert.doesNotMatch(result.stderr, /\bat .+:\d+:\d+/);
   assert.match(result.stderr, reason);
+  if (result.stdout === '') return undefined;
+  const problem = JSON.parse(result.stdout) as CliProblem;
+  assert.match(problem.code, /^[a-z_]+$/);
+  assert.equal(typeof problem.title, 'string');
+  assert.equal(`error: ${problem.detail}\n`, result.stderr);
+  assert.equal(problem.exit_code, result.status);
+  return problem;
 }
 
 /** With --json, stdout is exactly one JSON value: the whole of it parses. */

@@ -22,6 +22,24 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** runCli, without blocking, so that several commands run side by side. */
+export function runCliAsync(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
 /** Runs a CLI command with --json and returns its one JSON value, failing loudly otherwise. */
 export function cliJson<T = Record<string, unknown>>(args: string[], env: Record<string, string>): T {
   const result = runCli([...args, '--json'], env);
@@ -77,6 +95,15 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
  * starts instead (its JSON line arrives) is stopped at once and reported with `started: true`, so a test of a
  * refusal fails rather than hangs.
  */
+function listeningLine(stdout: string): boolean {
+  if (!stdout.includes('\n')) return false;
+  try {
+    return typeof (JSON.parse(stdout.split('\n')[0] ?? '') as { url?: unknown }).url === 'string';
+  } catch {
+    return false;
+  }
+}
+
 export async function serveExpectingRefusal(
   env: Record<string, string>,
 ): Promise<CliResult & { started: boolean }> {
@@ -92,7 +119,8 @@ export async function serveExpectingRefusal(
   });
   child.stdout?.on('data', (d) => {
     stdout += d;
-    if (!started && stdout.includes('\n')) {
+    // The listening line ({ "url", … } on one line); a refusal's JSON error is no such line.
+    if (!started && listeningLine(stdout)) {
       started = true;
       child.kill('SIGTERM');
     }

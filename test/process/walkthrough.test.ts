@@ -1,11 +1,17 @@
 // The README's "first five minutes", end to end with real processes: a server, the CLI beside it, HTTP with
 // fetch. Each step is a test, in the README's order.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freshEnv } from '../helpers/cli-env.js';
 import { type Body, callServer } from '../helpers/cli-setup.js';
 import { cliJson, runCli, type ServerProcess, startServer } from '../helpers/process.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+const onPath = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 
 describe('walkthrough: the README first five minutes', () => {
   const { dir, env } = freshEnv();
@@ -97,5 +103,34 @@ describe('walkthrough: the README first five minutes', () => {
     const checked = await call('POST', '/v1/otp/check', { verification_id: sent.body.id, code: readings[0] });
     assert.equal(checked.status, 200);
     assert.equal(checked.body.verified, true);
+  });
+
+  test('the README block itself, run by bash with jq (no id pasted by hand), ends in a verified code', {
+    skip: !onPath('jq') || !onPath('curl') ? 'needs jq and curl on the PATH' : false,
+  }, () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /\*\*From the terminal\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, 'README has the terminal walkthrough');
+    // No command holds a placeholder to fill in (the comments show what comes back, with … for ids).
+    const commands = block.split('\n').filter((line) => !line.trim().startsWith('#'));
+    assert.deepEqual(
+      commands.filter((line) => line.includes('…')),
+      [],
+      'no id is pasted by hand',
+    );
+    // This server's address, and this Node (the machine's own may be older); otherwise the block as written.
+    const script = block
+      .replaceAll('http://127.0.0.1:3000', server.url)
+      .replaceAll('node bin/phone-verify.js', `"${process.execPath}" bin/phone-verify.js`);
+    const result = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 0, result.stderr);
+    const last = result.stdout.trim().split('\n').at(-1) ?? '';
+    const checked = JSON.parse(last) as Body;
+    assert.equal(checked.verified, true, last);
+    assert.equal(checked.status, 'verified');
   });
 });

@@ -20,6 +20,7 @@ const PATH = `${BASE}/audit`;
 const ACTION_LABELS: Record<AuditAction, string> = {
   'workspace.created': 'Workspace created',
   'workspace.renamed': 'Workspace renamed',
+  'workspace.deleted': 'Workspace deleted',
   'countries.changed': 'Countries changed',
   'limits.changed': 'Limits changed',
   'number.added': 'Number added',
@@ -31,6 +32,8 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'carrier.rotated': 'Carrier credentials rotated',
   'carrier.removed': 'Carrier account removed',
   'member.added': 'Member added',
+  'account.removed': 'Account removed',
+  'account.password_reset': 'Password reset',
   'signin.succeeded': 'Signed in',
   'signin.failed': 'Sign-in failed (wrong password)',
   'fraud.settings_changed': 'Pumping guard settings changed',
