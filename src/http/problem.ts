@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../errors.js';
-import { isDatabaseUnavailable } from '../store/unavailable.js';
+import { isDatabaseUnavailable, isRemovedMeanwhile } from '../store/unavailable.js';
 import { isAbandonedRequest } from './connections.js';
 
 export const Problem = Type.Object(
@@ -74,6 +74,12 @@ export function toAppError(error: FastifyError): AppError {
     return new AppError('unavailable', 'The database is unreachable or busy; try again shortly.', {
       retry_after: 2,
     });
+  }
+  if (isRemovedMeanwhile(error)) {
+    return new AppError(
+      'conflict',
+      'Something this request relies on (its workspace, a number or a carrier account) was removed while it ran; nothing was kept.',
+    );
   }
   if (error.validation) {
     const errors = fieldErrors(error.validation as AjvError[], error.validationContext ?? 'body');

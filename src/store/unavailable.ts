@@ -34,3 +34,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const nested = [(error as { cause?: unknown }).cause, ...((error as { errors?: unknown[] }).errors ?? [])];
   return nested.some((e) => e !== undefined && isDatabaseUnavailable(e));
 }
+
+/**
+ * A write that referenced a row removed while the request ran (its workspace deleted, its number or carrier
+ * account removed by another request): a foreign key refused it and nothing was kept. Retrying is the answer
+ * (409), not a 500: the request was right when it started.
+ */
+export function isRemovedMeanwhile(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

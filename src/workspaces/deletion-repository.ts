@@ -12,6 +12,10 @@ import type { Database } from '../store/tables.js';
 export const WORKSPACE_TABLES = [
   'verification_events',
   'delivery_jobs',
+  'webhook_attempts',
+  'webhook_messages',
+  'webhook_endpoints',
+  'refused_sends',
   'outbox_messages',
   'idempotency_keys',
   'guess_failures',
