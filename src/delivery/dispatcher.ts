@@ -3,6 +3,8 @@
 // deadline did not cover: retries after transient failures, fail-over, and jobs left behind by a process that
 // died (delivery-attempt.ts makes each attempt). A job ends when its code is handed over, definitively
 // rejected, no longer wanted, or out of time; its row (and the sealed code in it) is then deleted.
+
+import { createClaimedWork } from '../claimed-work.js';
 import type { Clock } from '../clock.js';
 import { newToken } from '../ids.js';
 import type { QueueReading } from '../metrics/metrics.js';
@@ -66,39 +68,17 @@ export function createDispatcher(deps: DispatcherDeps) {
     metrics: deps.metrics,
     emit: deps.emit,
   });
-  const inFlight = new Set<Promise<unknown>>();
-
-  /** Runs work in the background of the process; drain() waits for it. Never rejects (undefined instead). */
-  function track<T>(work: Promise<T>): Promise<T | undefined> {
-    const tracked: Promise<T | undefined> = work
-      .catch((err: unknown) => {
-        warn('a delivery attempt could not be completed; its job is retried later', err);
-        return undefined;
-      })
-      .finally(() => inFlight.delete(tracked));
-    inFlight.add(tracked);
-    return tracked;
-  }
-
-  async function runDue(options: { wait?: boolean } = {}): Promise<number> {
-    // A read first: most polls find nothing due, and then take no write lock at all.
-    if (!(await jobs.anyDue(db, clock.now()))) return 0;
-    let claimed = 0;
-    for (;;) {
-      const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - inFlight.size);
-      if (room <= 0) return claimed;
-      const token = newToken();
-      const batch = await jobs.claimDueJobs(store, { now: clock.now(), leaseMs, token, limit: room });
-      claimed += batch.length;
-      const attempts = batch.map((job) => track(attemptClaimed(job, token)));
-      if (options.wait !== false) await Promise.all(attempts);
-      if (batch.length < room) return claimed;
-    }
-  }
-
-  async function drain(): Promise<void> {
-    while (inFlight.size > 0) await Promise.all([...inFlight]);
-  }
+  // Claimed by one statement each (PostgreSQL SKIP LOCKED, SQLite's one writer): several processes share the jobs.
+  const work = createClaimedWork({
+    anyDue: () => jobs.anyDue(db, clock.now()),
+    claim: (token, limit) => jobs.claimDueJobs(store, { now: clock.now(), leaseMs, token, limit }),
+    attempt: (job: jobs.DeliveryJobRow, token) => attemptClaimed(job, token),
+    batch: CLAIM_BATCH,
+    maxInFlight: MAX_IN_FLIGHT,
+    warn,
+    what: 'delivery attempt',
+  });
+  const { track, runDue, drain } = work;
 
   return {
     leaseMs,
@@ -162,23 +142,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     dropUnwanted: () => jobs.deleteUnwantedJobs(db),
 
     /** Polls for due jobs every `intervalMs`; the returned stop waits for the attempts under way. */
-    startPolling(intervalMs: number): () => Promise<void> {
-      let polling: Promise<unknown> | undefined;
-      const timer = setInterval(() => {
-        if (polling) return;
-        polling = runDue({ wait: false })
-          .catch((err: unknown) => warn('polling for due delivery jobs failed; will retry', err))
-          .finally(() => {
-            polling = undefined;
-          });
-      }, intervalMs);
-      timer.unref();
-      return async () => {
-        clearInterval(timer);
-        await polling;
-        await drain();
-      };
-    },
+    startPolling: work.startPolling,
 
     /** Waits for every attempt under way in this process. */
     drain,

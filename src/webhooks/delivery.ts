@@ -5,9 +5,10 @@
 // endpoint whose attempts have failed for five days in a row is disabled (its waiting messages fail with it).
 import { SYSTEM } from '../audit/actor.js';
 import type { AuditRecorder } from '../audit/record.js';
+import { createClaimedWork } from '../claimed-work.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../config.js';
-import { newId, newToken } from '../ids.js';
+import { newId } from '../ids.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { unsealWithAny } from '../sealing.js';
 import type { KeyRing } from '../secret.js';
@@ -60,16 +61,6 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const warn =
     deps.warn ??
     ((message: string, err?: unknown) => process.emitWarning(`webhooks: ${message} (${String(err ?? '')})`));
-  const inFlight = new Set<Promise<unknown>>();
-
-  function track(work: Promise<unknown>): Promise<unknown> {
-    const tracked = work
-      .catch((err: unknown) => warn('a webhook attempt could not be completed; it is retried later', err))
-      .finally(() => inFlight.delete(tracked));
-    inFlight.add(tracked);
-    return tracked;
-  }
-
   async function post(message: messages.MessageRow, endpoint: repo.EndpointRow): Promise<PostResult> {
     if (deps.production && !endpoint.url.startsWith('https://')) {
       return { error: 'refused: NODE_ENV=production sends to https:// endpoints only' };
@@ -152,47 +143,23 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     });
   }
 
-  async function runDue(options: { wait?: boolean } = {}): Promise<number> {
-    if (!(await messages.anyDue(db, clock.now()))) return 0;
-    let claimed = 0;
-    for (;;) {
-      const room = Math.min(CLAIM_BATCH, MAX_IN_FLIGHT - inFlight.size);
-      if (room <= 0) return claimed;
-      const token = newToken();
-      const batch = await messages.claimDue(store, { now: clock.now(), leaseMs, token, limit: room });
-      claimed += batch.length;
-      const attempts = batch.map((m) => track(attempt(m, token)));
-      if (options.wait !== false) await Promise.all(attempts);
-      if (batch.length < room) return claimed;
-    }
-  }
-
-  async function drain(): Promise<void> {
-    while (inFlight.size > 0) await Promise.all([...inFlight]);
-  }
+  // Claimed by one statement each: several processes share the messages, each attempt made once.
+  const work = createClaimedWork({
+    anyDue: () => messages.anyDue(db, clock.now()),
+    claim: (token, limit) => messages.claimDue(store, { now: clock.now(), leaseMs, token, limit }),
+    attempt: (message: messages.MessageRow, token) => attempt(message, token),
+    batch: CLAIM_BATCH,
+    maxInFlight: MAX_IN_FLIGHT,
+    warn,
+    what: 'webhook attempt',
+  });
 
   return {
     /** Claims the due messages nobody holds and attempts them; how many it claimed. */
-    runDue,
+    runDue: work.runDue,
     /** Polls every `intervalMs`; the returned stop waits for the attempts under way. */
-    startPolling(intervalMs: number): () => Promise<void> {
-      let polling: Promise<unknown> | undefined;
-      const timer = setInterval(() => {
-        if (polling) return;
-        polling = runDue({ wait: false })
-          .catch((err: unknown) => warn('polling for due webhooks failed; will retry', err))
-          .finally(() => {
-            polling = undefined;
-          });
-      }, intervalMs);
-      timer.unref();
-      return async () => {
-        clearInterval(timer);
-        await polling;
-        await drain();
-      };
-    },
-    drain,
+    startPolling: work.startPolling,
+    drain: work.drain,
   };
 }
 
