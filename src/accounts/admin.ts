@@ -9,7 +9,7 @@ import { AppError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { hashPassword } from './password.js';
 import * as repo from './repository.js';
-import type { AccountView } from './service.js';
+import { type AccountView, presentAccount } from './view.js';
 
 export interface PasswordReset {
   account: AccountView;
@@ -37,12 +37,7 @@ export function createAccountAdmin(deps: {
     return user;
   }
 
-  const view = async (tx: Db, user: repo.UserRow): Promise<AccountView> => ({
-    id: user.id,
-    email: user.email,
-    created_at: toTimestamp(user.created_at),
-    workspaces: await repo.listUserWorkspaces(tx, user.id),
-  });
+  const view = presentAccount;
 
   return {
     /** Every account with its workspaces, oldest first: never a password or its hash. */

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Actor } from '../audit/actor.js';
 import type { AuditRecorder } from '../audit/record.js';
-import { type Clock, toTimestamp } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
@@ -21,6 +21,7 @@ import {
 } from './password.js';
 import * as repo from './repository.js';
 import { createSigninLimit } from './signin-limit.js';
+import { type AccountView, presentAccount } from './view.js';
 
 export const SESSION_TTL_MS = 7 * 86_400_000;
 /** RFC 5321's limit on a path: a longer e-mail cannot be delivered, and is refused before it is stored or counted. */
@@ -28,12 +29,7 @@ export const EMAIL_MAX = 254;
 // No spaces, control or format characters (NUL cannot even be stored in PostgreSQL text).
 const EMAIL = /^[^\s@\p{C}]+@[^\s@\p{C}]+\.[^\s@\p{C}]+$/u;
 
-export interface AccountView {
-  id: string;
-  email: string;
-  created_at: string;
-  workspaces: { id: string; name: string }[];
-}
+export type { AccountView };
 
 export interface SessionContext {
   tokenHash: string;
@@ -111,14 +107,7 @@ export function createAccountService(deps: {
     return memberOf;
   }
 
-  async function present(user: repo.UserRow): Promise<AccountView> {
-    return {
-      id: user.id,
-      email: user.email,
-      created_at: toTimestamp(user.created_at),
-      workspaces: await repo.listUserWorkspaces(db, user.id),
-    };
-  }
+  const present = (user: repo.UserRow): Promise<AccountView> => presentAccount(db, user);
 
   async function insertAccount(tx: Db, email: string, passwordHash: string): Promise<repo.UserRow> {
     if (await repo.findUserByEmail(tx, email))
