@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { 'public-url': { type: 'string', default: 'http://localhost:3000' } } });
+const { values } = parseArgs({
+  options: { 'public-url': { type: 'string', default: 'http://localhost:3000' } },
+});
 const dist = new URL('../dist/', import.meta.url);
 const { buildApp } = await import(new URL('app.js', dist).href);
 const { createServices } = await import(new URL('services.js', dist).href);
@@ -20,7 +22,11 @@ try {
   const store = await openStore({ url: `sqlite:${join(dir, 'openapi.db')}`, dataDir: dir });
   try {
     // A fixed secret: nothing is sealed or signed here, and the document does not depend on it.
-    const services = createServices({ store, secret: 'openapi-document-only-'.repeat(3), publicUrl: values['public-url'] });
+    const services = createServices({
+      store,
+      secret: 'openapi-document-only-'.repeat(3),
+      publicUrl: values['public-url'],
+    });
     const app = await buildApp({ services });
     await app.ready();
     process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);

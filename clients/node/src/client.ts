@@ -1,8 +1,8 @@
 // PhoneVerify: one method per endpoint of /v1 (docs/api.md), typed by the service's own OpenAPI document.
 import { randomUUID } from 'node:crypto';
+import { VERSION } from './generated/version.js';
 import { type CallOptions, call, type Transport } from './http.js';
 import type { CheckRequest, CheckResult, PingResult, SendRequest, Verification } from './types.js';
-import { VERSION } from './generated/version.js';
 
 export interface PhoneVerifyOptions {
   /** An API key (`pv_live_…`), made with `phone-verify key create` or on the dashboard. */
@@ -81,7 +81,13 @@ export class PhoneVerify {
     const { idempotencyKey = randomUUID(), ...rest } = options;
     return call(
       this.#transport,
-      { method: 'POST', path: '/v1/otp/send', body, headers: { 'idempotency-key': idempotencyKey }, repeat: 'safe' },
+      {
+        method: 'POST',
+        path: '/v1/otp/send',
+        body,
+        headers: { 'idempotency-key': idempotencyKey },
+        repeat: 'safe',
+      },
       rest,
     );
   }
@@ -96,7 +102,11 @@ export class PhoneVerify {
 
   /** Reads a verification. */
   get(id: string, options?: CallOptions): Promise<Verification> {
-    return call(this.#transport, { method: 'GET', path: `/v1/otp/${pathSegment(id)}`, repeat: 'safe' }, options);
+    return call(
+      this.#transport,
+      { method: 'GET', path: `/v1/otp/${pathSegment(id)}`, repeat: 'safe' },
+      options,
+    );
   }
 
   /** Cancels a pending verification; a finished one is returned unchanged (so a repeat is safe). */

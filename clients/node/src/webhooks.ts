@@ -5,9 +5,7 @@ import { WebhookVerificationError } from './errors.js';
 import type { WebhookEvent, WebhookTestEvent } from './types.js';
 
 /** Headers as Node (`req.headers`), the Fetch API (`Headers`) or a plain object give them. */
-export type WebhookHeaders =
-  | Headers
-  | Record<string, string | readonly string[] | undefined>;
+export type WebhookHeaders = Headers | Record<string, string | readonly string[] | undefined>;
 
 export interface VerifyWebhookOptions {
   /** How far the signature's timestamp may be from now, either way, in seconds (default 300). */
@@ -33,7 +31,8 @@ function header(headers: WebhookHeaders, name: string): string {
 }
 
 function keyOf(secret: string): Buffer {
-  if (typeof secret !== 'string') throw new WebhookVerificationError('invalid_secret', 'The secret must be a string');
+  if (typeof secret !== 'string')
+    throw new WebhookVerificationError('invalid_secret', 'The secret must be a string');
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   const key = Buffer.from(encoded, 'base64');
   if (key.length === 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded))
@@ -43,7 +42,8 @@ function keyOf(secret: string): Buffer {
 
 function bytesOf(payload: string | Uint8Array): Buffer {
   if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
-  if (payload instanceof Uint8Array) return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  if (payload instanceof Uint8Array)
+    return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   // A parsed body (express.json()) cannot be verified: its bytes are gone.
   throw new TypeError('verifyWebhook: pass the raw body (a string or a Buffer), not parsed JSON');
 }
@@ -79,11 +79,15 @@ export function verifyWebhook(
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
   if (!TIMESTAMP.test(timestamp))
-    throw new WebhookVerificationError('invalid_header', 'The webhook-timestamp header is not a number of seconds');
+    throw new WebhookVerificationError(
+      'invalid_header',
+      'The webhook-timestamp header is not a number of seconds',
+    );
   const tolerance = options.toleranceSeconds ?? 300;
   const now = Math.floor((options.now ?? Date.now()) / 1000);
   const sentAt = Number(timestamp);
-  if (sentAt < now - tolerance) throw new WebhookVerificationError('timestamp_too_old', 'The webhook is too old');
+  if (sentAt < now - tolerance)
+    throw new WebhookVerificationError('timestamp_too_old', 'The webhook is too old');
   if (sentAt > now + tolerance)
     throw new WebhookVerificationError('timestamp_too_new', 'The webhook is timestamped in the future');
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();

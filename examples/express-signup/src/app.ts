@@ -1,6 +1,6 @@
 // The sign-up flow: the phone form sends a code, the code form checks it, the verified page ends it.
 import type { PhoneVerify } from '@phone-verify/client';
-import express, { type Request, type Response } from 'express';
+import express, { type Request } from 'express';
 import { checkFailure, notVerified, sendFailure } from './messages.ts';
 import { sessionOf } from './sessions.ts';
 import { codePage, phonePage, verifiedPage } from './views.ts';
@@ -17,7 +17,8 @@ export function createApp(phoneVerify: PhoneVerify, options: { brandName: string
   app.use(express.urlencoded({ extended: false, limit: '4kb' }));
   app.use((_request, response, next) => {
     response.set({
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      'content-security-policy':
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'same-origin',
     });
@@ -43,7 +44,10 @@ export function createApp(phoneVerify: PhoneVerify, options: { brandName: string
       response.redirect(303, '/code');
     } catch (error) {
       const shown = sendFailure(error);
-      response.status(shown.status).type('html').send(phonePage({ error: shown.message, phone, channel }));
+      response
+        .status(shown.status)
+        .type('html')
+        .send(phonePage({ error: shown.message, phone, channel }));
     }
   });
 
@@ -61,7 +65,10 @@ export function createApp(phoneVerify: PhoneVerify, options: { brandName: string
       response.status(status).type('html').send(codePage({ phone, error }));
     try {
       // The id comes from the session, never from the form: the code is checked against this browser's send.
-      const result = await phoneVerify.check({ verification_id: verificationId, code: field(request, 'code') });
+      const result = await phoneVerify.check({
+        verification_id: verificationId,
+        code: field(request, 'code'),
+      });
       if (!result.verified) return showError(400, notVerified(result));
       session.verificationId = undefined;
       session.verifiedPhone = phone;

@@ -9,7 +9,9 @@ export interface Shown {
 
 function waitText(seconds: number | undefined): string {
   if (seconds === undefined) return 'Please wait a little and try again.';
-  return seconds < 90 ? `Try again in ${seconds} seconds.` : `Try again in ${Math.ceil(seconds / 60)} minutes.`;
+  return seconds < 90
+    ? `Try again in ${seconds} seconds.`
+    : `Try again in ${Math.ceil(seconds / 60)} minutes.`;
 }
 
 /** The send failed: why, in words for the person who typed the number. */
@@ -17,17 +19,26 @@ export function sendFailure(error: unknown): Shown {
   if (!(error instanceof PhoneVerifyError)) throw error;
   switch (error.code) {
     case 'invalid_phone':
-      return { status: 400, message: 'That phone number does not look right. Check it and include the country code.' };
+      return {
+        status: 400,
+        message: 'That phone number does not look right. Check it and include the country code.',
+      };
     case 'unsupported_country':
       return { status: 400, message: 'We cannot send codes to numbers in that country.' };
     case 'invalid_request':
       return { status: 400, message: 'Please enter a phone number.' };
     case 'destination_blocked':
-      return { status: 400, message: 'We cannot send codes to that number. Please use a mobile or landline number.' };
+      return {
+        status: 400,
+        message: 'We cannot send codes to that number. Please use a mobile or landline number.',
+      };
     case 'channel_unavailable':
       return { status: 400, message: 'We cannot send codes that way at the moment. Try the other option.' };
     case 'rate_limited':
-      return { status: 429, message: `Too many codes were sent to this number. ${waitText(error.retryAfter)}` };
+      return {
+        status: 429,
+        message: `Too many codes were sent to this number. ${waitText(error.retryAfter)}`,
+      };
     default:
       return { status: 503, message: 'We could not send a code just now. Please try again.' };
   }

@@ -21,4 +21,5 @@ const server = app.listen(Number(process.env.PORT ?? 3001), process.env.HOST ?? 
   const { address, port } = server.address() as AddressInfo;
   console.log(`express-signup listening on http://${address}:${port}`);
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(0)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => server.close(() => process.exit(0)));
