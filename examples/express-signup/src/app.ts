@@ -36,6 +36,11 @@ export function createApp(phoneVerify: PhoneVerify, options: { brandName: string
     const session = sessionOf(request, response);
     const phone = field(request, 'phone');
     const channel = field(request, 'channel') === 'voice' ? 'voice' : 'sms';
+    if (phone === '')
+      return response
+        .status(400)
+        .type('html')
+        .send(phonePage({ error: 'Please enter a phone number.', channel }));
     try {
       const verification = await phoneVerify.send({ phone, channel, brand_name: options.brandName });
       session.verificationId = verification.id;

@@ -19,14 +19,13 @@ export function sendFailure(error: unknown): Shown {
   if (!(error instanceof PhoneVerifyError)) throw error;
   switch (error.code) {
     case 'invalid_phone':
+    case 'invalid_request': // too long, or characters no number holds
       return {
         status: 400,
         message: 'That phone number does not look right. Check it and include the country code.',
       };
     case 'unsupported_country':
       return { status: 400, message: 'We cannot send codes to numbers in that country.' };
-    case 'invalid_request':
-      return { status: 400, message: 'Please enter a phone number.' };
     case 'destination_blocked':
       return {
         status: 400,
