@@ -154,6 +154,30 @@ describe('the Node client against the service', () => {
     assert.equal(surrogate.status, 400);
   });
 
+  test('bad types past the types, and a body over 16 KiB: typed problems, never a 500', async () => {
+    const typed = await rejection(
+      () => pv.send({ phone: 61412345610 as unknown as string, channel: 'fax' as 'sms' }),
+      PhoneVerifyApiError,
+    );
+    assert.equal(typed.status, 400);
+    assert.deepEqual(typed.errors.map((e) => e.field).sort(), ['channel', 'phone']);
+    const huge = await rejection(
+      () => pv.send({ phone: '+61412345610', metadata: { blob: 'x'.repeat(20_000) } }),
+      PhoneVerifyApiError,
+    );
+    assert.equal(huge.status, 413);
+    assert.equal(huge.code, 'payload_too_large');
+    const long = await rejection(
+      () => pv.check({ phone: '+61412345610', code: '1'.repeat(65) }),
+      PhoneVerifyApiError,
+    );
+    assert.equal(long.status, 400);
+    assert.deepEqual(
+      long.errors.map((e) => e.field),
+      ['code'],
+    );
+  });
+
   test('404 not_found: an unknown id, an id of odd text (escaped into the path), a check of one', async () => {
     for (const id of ['ver_0000000000000000000000', '../ping', 'ver_%00', 'ver_ü/..', 'x'.repeat(300)]) {
       const error = await rejection(() => pv.get(id), PhoneVerifyApiError);

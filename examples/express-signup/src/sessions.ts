@@ -18,6 +18,7 @@ export interface SignupSession {
 const COOKIE = 'signup_session';
 const LIFETIME_MS = 30 * 60_000;
 const sessions = new Map<string, SignupSession>();
+let lastSweep = 0;
 
 function cookieOf(request: Request): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
@@ -34,8 +35,12 @@ export function sessionOf(request: Request, response: Response): SignupSession {
   const found = id === undefined ? undefined : sessions.get(id);
   if (found && found.expiresAt > now) return found;
   if (id !== undefined) sessions.delete(id);
-  // Expired sessions go as new ones arrive: the map stays as large as the sessions alive.
-  for (const [key, session] of sessions) if (session.expiresAt <= now) sessions.delete(key);
+  // Expired sessions go as new ones arrive, at most once a minute: the map stays about as large as the sessions
+  // alive, and a stream of new visitors costs no scan each.
+  if (now - lastSweep > 60_000) {
+    lastSweep = now;
+    for (const [key, session] of sessions) if (session.expiresAt <= now) sessions.delete(key);
+  }
   const fresh: SignupSession = { expiresAt: now + LIFETIME_MS };
   const newId = randomBytes(32).toString('base64url');
   sessions.set(newId, fresh);
