@@ -2,7 +2,7 @@
 // send path: the sweeper's judgement reads a day of finished sends at most once a minute (once for ranges, once for
 // countries), then writes each block in a transaction of its own with the range's (or the country's) row locked.
 // Functions take the database (or a transaction) first.
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { FRAUD_DEFAULTS, RANGE_SUFFIX_DIGITS } from './rules.js';
 
@@ -19,78 +19,42 @@ export interface RangeConversion {
   oldest: number;
 }
 
-/**
- * Every (workspace, range) with at least N finished sends (status other than pending) created since `since` and
- * after the range's last block ended or was lifted (a block in force ends in the future, so its range has none),
- * counted over its last N, for workspaces whose signal is on and ranges no allow-list entry covers. One statement:
- * the created_at index bounds it to a day; ROW_NUMBER keeps the last N of each range (SQLite and PostgreSQL alike).
- * Whether the share is low is the caller's (rules.ts isLowConversion).
- */
-export async function findConversions(db: Db, p: { since: number }): Promise<RangeConversion[]> {
-  const { rows } = await sql<{
-    workspace_id: string;
-    range_prefix: string;
-    sends: number;
-    percent: number;
-    judged: number;
-    verified: number;
-    oldest: number;
-  }>`
-    WITH finished AS (
-      SELECT v.id, v.workspace_id, v.status, v.created_at,
-        substr(v.phone, 1, length(v.phone) - ${RANGE_SUFFIX_DIGITS}) AS range_prefix,
-        coalesce(s.conversion_sends, ${FRAUD_DEFAULTS.conversion_sends}) AS sends,
-        coalesce(s.conversion_percent, ${FRAUD_DEFAULTS.conversion_percent}) AS percent
-      FROM verifications v
-      LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
-      WHERE v.created_at > ${p.since} AND v.status <> 'pending'
-    ),
-    ranked AS (
-      SELECT f.*, ROW_NUMBER() OVER (
-        PARTITION BY f.workspace_id, f.range_prefix ORDER BY f.created_at DESC, f.id DESC) AS rn
-      FROM finished f
-      WHERE f.percent > 0
-        -- Blocked sends create no verification: evidence from before a block would block the range again at once.
-        AND f.created_at >= coalesce((SELECT max(coalesce(b.lifted_at, b.blocked_until)) FROM fraud_blocks b
-          WHERE b.workspace_id = f.workspace_id AND b.range_prefix = f.range_prefix), 0)
-    )
-    SELECT r.workspace_id, r.range_prefix, max(r.sends) AS sends, max(r.percent) AS percent,
-      count(*) AS judged, sum(CASE WHEN r.status = 'verified' THEN 1 ELSE 0 END) AS verified,
-      min(r.created_at) AS oldest
-    FROM ranked r
-    WHERE r.rn <= r.sends
-      -- Prefixes are + and digits only (rules.ts): an entry that starts the range covers all of it.
-      AND NOT EXISTS (SELECT 1 FROM fraud_allow a WHERE a.workspace_id = r.workspace_id
-        AND a.prefix = substr(r.range_prefix, 1, length(a.prefix)))
-    GROUP BY r.workspace_id, r.range_prefix
-    HAVING count(*) >= max(r.sends)
-  `.execute(db);
-  return rows.map((r) => ({
-    workspaceId: r.workspace_id,
-    range: r.range_prefix,
-    sends: Number(r.sends),
-    percent: Number(r.percent),
-    judged: Number(r.judged),
-    verified: Number(r.verified),
-    oldest: Number(r.oldest),
-  }));
-}
-
 /** A country's last N finished sends in a workspace, counted. */
 export interface CountryConversion extends Omit<RangeConversion, 'range'> {
   country: string;
 }
 
+type Counted = Omit<RangeConversion, 'range'> & { key: string };
+
+/** What tells the two signals apart: what a send is judged under, its settings, and where the allow list applies. */
+interface Signal {
+  /** The send's key: its range (the number minus its last digits) or its country. */
+  key: RawBuilder<string>;
+  sends: RawBuilder<number>;
+  percent: RawBuilder<number>;
+  /** Sends excluded before counting (the country's: numbers the allow list covers say nothing of the country). */
+  excludeSend: RawBuilder<unknown>;
+  /** Keys excluded after counting (the range's: an entry that starts the range covers all of it). */
+  excludeKey: RawBuilder<unknown>;
+}
+
+// Prefixes are + and digits only (rules.ts): plain comparison of a number's (or a range's) start is exact.
+const coveredByAllowList = (alias: 'r' | 'v', start: 'judged_key' | 'phone') =>
+  sql`EXISTS (SELECT 1 FROM fraud_allow a WHERE a.workspace_id = ${sql.ref(`${alias}.workspace_id`)}
+    AND a.prefix = substr(${sql.ref(`${alias}.${start}`)}, 1, length(a.prefix)))`;
+
 /**
- * Every (workspace, country) with at least N finished sends (the country's setting: country_conversion_sends)
- * created since `since` and after the country's last block ended or was lifted, counted over its last N, for
- * workspaces whose country signal is on. Sends to numbers an allow-list entry covers are no evidence (a test
- * number never checked says nothing of the country). One statement, as findConversions.
+ * Every (workspace, key) with at least N finished sends (status other than pending) created since `since` and
+ * after the key's last block ended or was lifted (a block in force ends in the future, so its key has none),
+ * counted over its last N, for workspaces whose signal is on. One statement: the created_at index bounds it to a
+ * day; ROW_NUMBER keeps the last N of each key (SQLite and PostgreSQL alike). A block is keyed by a range's prefix
+ * or a country's two letters alike (rules.ts isCountryKey). Whether the share is low is the caller's
+ * (rules.ts isLowConversion).
  */
-export async function findCountryConversions(db: Db, p: { since: number }): Promise<CountryConversion[]> {
+async function findBy(db: Db, since: number, signal: Signal): Promise<Counted[]> {
   const { rows } = await sql<{
     workspace_id: string;
-    country: string;
+    judged_key: string;
     sends: number;
     percent: number;
     judged: number;
@@ -98,42 +62,65 @@ export async function findCountryConversions(db: Db, p: { since: number }): Prom
     oldest: number;
   }>`
     WITH finished AS (
-      SELECT v.id, v.workspace_id, v.status, v.created_at, v.country,
-        coalesce(s.country_conversion_sends, ${FRAUD_DEFAULTS.country_conversion_sends}) AS sends,
-        coalesce(s.country_conversion_percent, ${FRAUD_DEFAULTS.country_conversion_percent}) AS percent
+      SELECT v.id, v.workspace_id, v.status, v.created_at, ${signal.key} AS judged_key,
+        ${signal.sends} AS sends, ${signal.percent} AS percent
       FROM verifications v
       LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
-      WHERE v.created_at > ${p.since} AND v.status <> 'pending'
-        -- Prefixes are + and digits only (rules.ts): plain comparison of the number's start is exact.
-        AND NOT EXISTS (SELECT 1 FROM fraud_allow a WHERE a.workspace_id = v.workspace_id
-          AND a.prefix = substr(v.phone, 1, length(a.prefix)))
+      WHERE v.created_at > ${since} AND v.status <> 'pending' AND NOT (${signal.excludeSend})
     ),
     ranked AS (
       SELECT f.*, ROW_NUMBER() OVER (
-        PARTITION BY f.workspace_id, f.country ORDER BY f.created_at DESC, f.id DESC) AS rn
+        PARTITION BY f.workspace_id, f.judged_key ORDER BY f.created_at DESC, f.id DESC) AS rn
       FROM finished f
       WHERE f.percent > 0
-        -- A country's block is keyed by its two letters, as a range's by its prefix (rules.ts isCountryKey).
+        -- Blocked sends create no verification: evidence from before a block would block the key again at once.
         AND f.created_at >= coalesce((SELECT max(coalesce(b.lifted_at, b.blocked_until)) FROM fraud_blocks b
-          WHERE b.workspace_id = f.workspace_id AND b.range_prefix = f.country), 0)
+          WHERE b.workspace_id = f.workspace_id AND b.range_prefix = f.judged_key), 0)
     )
-    SELECT r.workspace_id, r.country, max(r.sends) AS sends, max(r.percent) AS percent,
+    SELECT r.workspace_id, r.judged_key, max(r.sends) AS sends, max(r.percent) AS percent,
       count(*) AS judged, sum(CASE WHEN r.status = 'verified' THEN 1 ELSE 0 END) AS verified,
       min(r.created_at) AS oldest
     FROM ranked r
-    WHERE r.rn <= r.sends
-    GROUP BY r.workspace_id, r.country
+    WHERE r.rn <= r.sends AND NOT (${signal.excludeKey})
+    GROUP BY r.workspace_id, r.judged_key
     HAVING count(*) >= max(r.sends)
   `.execute(db);
   return rows.map((r) => ({
     workspaceId: r.workspace_id,
-    country: r.country,
+    key: r.judged_key,
     sends: Number(r.sends),
     percent: Number(r.percent),
     judged: Number(r.judged),
     verified: Number(r.verified),
     oldest: Number(r.oldest),
   }));
+}
+
+/** The conversion signal per range: every range whose last N finished sends can be judged (findBy). */
+export async function findConversions(db: Db, p: { since: number }): Promise<RangeConversion[]> {
+  const counted = await findBy(db, p.since, {
+    key: sql<string>`substr(v.phone, 1, length(v.phone) - ${RANGE_SUFFIX_DIGITS})`,
+    sends: sql<number>`coalesce(s.conversion_sends, ${FRAUD_DEFAULTS.conversion_sends})`,
+    percent: sql<number>`coalesce(s.conversion_percent, ${FRAUD_DEFAULTS.conversion_percent})`,
+    excludeSend: sql`0 = 1`,
+    excludeKey: coveredByAllowList('r', 'judged_key'),
+  });
+  return counted.map(({ key, ...c }) => ({ ...c, range: key }));
+}
+
+/**
+ * The conversion signal per country (country_conversion_sends, country_conversion_percent): sends to numbers an
+ * allow-list entry covers are no evidence (a test number never checked says nothing of the country).
+ */
+export async function findCountryConversions(db: Db, p: { since: number }): Promise<CountryConversion[]> {
+  const counted = await findBy(db, p.since, {
+    key: sql<string>`v.country`,
+    sends: sql<number>`coalesce(s.country_conversion_sends, ${FRAUD_DEFAULTS.country_conversion_sends})`,
+    percent: sql<number>`coalesce(s.country_conversion_percent, ${FRAUD_DEFAULTS.country_conversion_percent})`,
+    excludeSend: coveredByAllowList('v', 'phone'),
+    excludeKey: sql`0 = 1`,
+  });
+  return counted.map(({ key, ...c }) => ({ ...c, country: key }));
 }
 
 /**
