@@ -35,7 +35,12 @@ export async function probeByGet(probe: HttpProbe): Promise<CredentialTestResult
   });
   if ('noAnswer' in result) {
     const { noAnswer } = result;
-    const why = noAnswer.timedOut ? `no answer within ${probe.timeoutMs} ms` : noAnswer.detail;
+    // A TypeError with no socket error: fetch refused the request itself (a port it never calls, say).
+    const why = noAnswer.timedOut
+      ? `no answer within ${probe.timeoutMs} ms`
+      : noAnswer.detail === 'TypeError'
+        ? "the request could not be made (check the account's API address)"
+        : noAnswer.detail;
     const stage = noAnswer.stage === 'connect' ? 'unreachable' : 'answer cut short';
     return unreachable(`${who} ${stage}: ${why}`);
   }
