@@ -216,7 +216,6 @@ describe('browser: carriers', { skip: browserSkip() }, () => {
     );
     assert.equal(await page.locator('p.flash.flash-error').count(), 0);
     assert.equal((await page.content()).includes(NEW_TOKEN), false);
-    await screenshot(page, 'carriers-tested');
   });
 
   test('removal asks first and is refused while the number sends through the account; then it goes', async () => {
