@@ -31,8 +31,3 @@ export function createCredentialProbe(deps: {
     }
   };
 }
-
-/** Whether accounts of this carrier can be tested (the dashboard shows the button only then). */
-export function hasProbe(carrier: AnyCarrier | undefined): boolean {
-  return typeof carrier?.probe === 'function';
-}

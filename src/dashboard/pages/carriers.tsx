@@ -7,7 +7,6 @@ import type { FC } from 'hono/jsx';
 import { type CarrierAccountListing, carrierOfType } from '../../carrier-accounts/service.js';
 import { callbackUrlOf, unreachableByCarriers } from '../../delivery/callback-url.js';
 import { type AnyCarrier, findCarrier } from '../../delivery/carriers/descriptor.js';
-import { hasProbe } from '../../delivery/credential-probe.js';
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { ConfirmedAction } from '../components.js';
@@ -136,7 +135,7 @@ const AccountCard: FC<{
           >{`${a.created_at.slice(0, 10)} ${a.created_at.slice(11, 16)} UTC`}</time>
         </dd>
       </dl>
-      {hasProbe(carrier) && <TestCredentialsForm csrf={csrf} label={label} account={a} />}
+      {carrier?.probe && <TestCredentialsForm csrf={csrf} label={label} account={a} />}
       {carrier && (
         <RotateForm
           csrf={csrf}
