@@ -36,6 +36,9 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const CLI_ERROR_CATALOGUE = {
   invalid_usage: { title: 'Invalid usage' },
   invalid_configuration: { title: 'Invalid configuration' },
+  // `carrier test`: the carrier answered, and refused the credentials; no usable answer came.
+  credentials_refused: { title: 'Credentials refused' },
+  carrier_unreachable: { title: 'Carrier unreachable' },
 } as const;
 
 export type CliErrorCode = keyof typeof CLI_ERROR_CATALOGUE;

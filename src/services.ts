@@ -16,6 +16,7 @@ import {
 import type { AnyCarrier } from './delivery/carriers/descriptor.js';
 import { BUILT_IN_CARRIERS } from './delivery/carriers/index.js';
 import { type CarrierRuntimes, createCarrierRuntimes } from './delivery/carriers/runtime.js';
+import { createCredentialProbe } from './delivery/credential-probe.js';
 import { createDevProvider, type DevProvider } from './delivery/dev-provider.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createOutbox, type Outbox } from './delivery/outbox.js';
@@ -110,6 +111,8 @@ export interface DeliveryOptions {
   waitMs?: number;
   /** How long one request to a carrier may take (CARRIER_TIMEOUT_MS). */
   carrierTimeoutMs?: number;
+  /** The deadline of a credential test (default PROBE_TIMEOUT_MS, 10 s); tests shorten it. */
+  probeTimeoutMs?: number;
   /** Jitter source of retry delays; tests pin it. */
   random?: () => number;
   /** Where background delivery work (dispatcher, carrier sessions) reports: the serving process's log. */
@@ -185,6 +188,11 @@ export function createServices(deps: {
     carrierTypes,
     runtime: carrierRuntime,
     audit,
+    probe: createCredentialProbe({
+      carrierTypes,
+      runtimes: carrierRuntime,
+      timeoutMs: deps.delivery?.probeTimeoutMs,
+    }),
   });
   const providers = createProviderRouter({
     carriers,

@@ -20,10 +20,13 @@ import {
   validateBaseUrl,
   validateCredentials,
 } from './account-types.js';
+import type { CredentialProbe, CredentialTestView } from './credential-test.js';
 import { decryptCredentials, encryptCredentials } from './credentials.js';
 import * as repo from './repository.js';
+import { runCredentialTest } from './test-credentials.js';
 
 export * from './account-types.js';
+export * from './credential-test.js';
 
 export interface CarrierAccountView {
   id: string;
@@ -70,6 +73,8 @@ export function createCarrierService(deps: {
   /** What the process holds per account (a carrier's sessions): let go of when the account is removed. */
   runtime?: { release(accountId: string): Promise<void> };
   audit: AuditRecorder;
+  /** Runs the harmless call of an account's carrier ("test credentials"); without it, no account can be tested. */
+  probe?: CredentialProbe;
 }) {
   const { db, clock, workspaces, carrierTypes, keys, audit } = deps;
 
@@ -207,6 +212,15 @@ export function createCarrierService(deps: {
           .map((n) => n.number);
         return presentListing({ ...row, ...changes }, numbers);
       });
+    },
+
+    /**
+     * Runs the harmless call of the account's carrier with its stored credentials (docs/carriers.md, "Testing
+     * credentials") and records who tested which account and the outcome, never a credential. Another
+     * workspace's account is answered like an unknown one.
+     */
+    testCredentials(workspaceId: string, id: string, by: Actor): Promise<CredentialTestView> {
+      return runCredentialTest({ db, clock, keys, audit, probe: deps.probe }, workspaceId, id, by);
     },
 
     /** Ties a number to an account of its own workspace, or (null) back to the development provider. */

@@ -7,8 +7,17 @@ import type { AnyCarrier } from '../delivery/carriers/descriptor.js';
 import { BUILT_IN_CARRIERS } from '../delivery/carriers/index.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
-import { type Command, optional, required, str, text, type Values } from './options.js';
-import { printRecord, printTable, UsageError } from './output.js';
+import {
+  type Command,
+  idArgument,
+  optional,
+  required,
+  str,
+  text,
+  type Values,
+  workspaceIdOf,
+} from './options.js';
+import { CommandFailed, printRecord, printTable, UsageError } from './output.js';
 
 /**
  * Every credential option of every carrier -> the credential field it fills, and whether it names a file to read.
@@ -169,6 +178,27 @@ export function carrierCommands(carriers: readonly AnyCarrier[]): Record<string,
           OPERATOR,
         );
         return withCallbackUrl(s, rotated);
+      },
+      print: (r) => printRecord(r as object),
+    },
+    'carrier test': {
+      summary: "test a carrier account's credentials with one harmless call to the carrier",
+      example: 'phone-verify carrier test --workspace ws_… --account car_…',
+      usage:
+        'carrier test --workspace WS_ID --account ACCOUNT_ID\n' +
+        '      Twilio: fetches the account; Telnyx and Vonage: read the balance; SMPP: binds, then unbinds. Exits 0\n' +
+        '      when the carrier took the credentials, 1 when it refused them or could not be reached',
+      options: { workspace: str, account: text("the carrier account's id (car_…, from carrier list)") },
+      run: async (s, v) => {
+        const tested = await s.carriers.testCredentials(
+          workspaceIdOf(v),
+          idArgument(optional(v, 'account'), '--account'),
+          OPERATOR,
+        );
+        // After the command's output would be: refused or unreachable is a failure, its one line the detail.
+        if (tested.outcome === 'refused') throw new CommandFailed('credentials_refused', tested.detail);
+        if (tested.outcome === 'unreachable') throw new CommandFailed('carrier_unreachable', tested.detail);
+        return tested;
       },
       print: (r) => printRecord(r as object),
     },

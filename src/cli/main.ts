@@ -15,7 +15,7 @@ import { carrierCommands } from './carrier-commands.js';
 import { COMMANDS } from './commands.js';
 import { commandHelp, groupHelp, groupsOf, overview, serveHelp, VERSION } from './help.js';
 import type { AnyCommand as Command } from './options.js';
-import { printJson, UsageError } from './output.js';
+import { CommandFailed, printJson, UsageError } from './output.js';
 import { parseCommandArgs } from './parse.js';
 import { didYouMean } from './suggest.js';
 
@@ -36,6 +36,7 @@ interface Failure {
 function failureOf(err: unknown): Failure {
   if (err instanceof UsageError) return { code: 'invalid_usage', detail: err.message, exit: 2 };
   if (err instanceof ConfigError) return { code: 'invalid_configuration', detail: err.message, exit: 2 };
+  if (err instanceof CommandFailed) return { code: err.code, detail: err.message, exit: 1 };
   if (err instanceof AppError) {
     const errors = err.extras.errors?.map((e) => ({
       field: `--${e.field.replaceAll('_', '-')}`,

@@ -1,5 +1,16 @@
 // CLI output: with --json, stdout holds exactly one JSON value; otherwise short human-readable lines.
+import type { CliErrorCode } from '../errors.js';
+
 export class UsageError extends Error {}
+
+/** The command ran and its answer is a failure (exit 1), with its own code (`carrier test`: credentials_refused). */
+export class CommandFailed extends Error {
+  readonly code: CliErrorCode;
+  constructor(code: CliErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

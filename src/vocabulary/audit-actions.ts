@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'carrier.added',
   'carrier.rotated',
   'carrier.removed',
+  'carrier.tested',
   'member.added',
   'account.removed',
   'account.password_reset',

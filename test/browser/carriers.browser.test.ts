@@ -1,8 +1,9 @@
 // In a real browser, the Carriers page: a Twilio account added in the form (no form offers a base URL: the
 // operator points it at a local Twilio double with the CLI, and the card shows that address), a number tied to it
 // on the Workspace page, the callback URL to set at the carrier, a refused form that gives no secret back,
-// credentials rotated (the next code goes out with the new ones, to the operator's address) and removal, refused
-// while a number still sends through the account.
+// credentials tested (refused, then, once rotated, ok: one GET of the account at the operator's address, the
+// outcome in the page's notice), credentials rotated (the next code goes out with the new ones, to the operator's
+// address) and removal, refused while a number still sends through the account.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
@@ -147,6 +148,30 @@ describe('browser: carriers', { skip: browserSkip() }, () => {
     assert.match((await card().textContent()) ?? '', new RegExp(`Sends from\\s*\\${SENDER}`));
   });
 
+  test('Test credentials: the carrier refuses the old token, and the page says so', async () => {
+    const { page } = b;
+    await open();
+    const before = fake.requests.length;
+    await andWait(page, () =>
+      card()
+        .getByRole('button', { name: `Test the credentials of Twilio account ${accountId}` })
+        .click(),
+    );
+    const notice = (await page.locator('p.flash.flash-error').textContent()) ?? '';
+    assert.equal(
+      notice,
+      `Twilio account ${accountId}: the carrier refused the credentials: rotate them. Twilio HTTP 401 20003: Authenticate`,
+    );
+    assert.equal(new URL(page.url()).hash, `#${accountId}`);
+    // One GET of the account at the operator's address, nothing sent.
+    const calls = fake.requests.slice(before);
+    assert.deepEqual(
+      calls.map((r) => `${r.method} ${r.path}`),
+      [`GET /2010-04-01/Accounts/${TWILIO.accountSid}.json`],
+    );
+    assert.equal((await page.content()).includes(TWILIO.authToken), false);
+  });
+
   test('rotated credentials are used by the very next code sent', async () => {
     const { page } = b;
     // Before: the carrier refuses the old token.
@@ -175,6 +200,22 @@ describe('browser: carriers', { skip: browserSkip() }, () => {
     assert.equal((sent.body.delivery as { ok: boolean }).ok, true, JSON.stringify(sent.body));
     // It reached the double: the operator's base URL was kept by the rotation.
     assert.equal(requestTo('+61412345002')?.headers.authorization, basic(NEW_TOKEN));
+  });
+
+  test('Test credentials after the rotation: the carrier takes them, and the page names the account', async () => {
+    const { page } = b;
+    await open();
+    await andWait(page, () =>
+      card()
+        .getByRole('button', { name: `Test the credentials of Twilio account ${accountId}` })
+        .click(),
+    );
+    assert.equal(
+      await status(),
+      `Twilio account ${accountId}: the carrier accepted the credentials. Twilio: account "My first Twilio account", active`,
+    );
+    assert.equal(await page.locator('p.flash.flash-error').count(), 0);
+    assert.equal((await page.content()).includes(NEW_TOKEN), false);
   });
 
   test('removal asks first and is refused while the number sends through the account; then it goes', async () => {

@@ -40,6 +40,7 @@ const DESCRIBED = [
   'carrier list',
   'carrier rotate',
   'carrier remove',
+  'carrier test',
   'fraud settings',
   'fraud allow',
   'fraud disallow',

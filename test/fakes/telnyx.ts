@@ -1,6 +1,7 @@
 // A local Telnyx API double on 127.0.0.1, following the documented contract: POST /v2/messages (JSON, bearer
 // key, 200 { data: { id, ... } }) and POST /v2/texml/calls/{connection_id} (JSON, bearer key, 200 flat
-// { call_sid, from, to, status }); errors as { errors: [{ code, title, detail, source }] }. It records every
+// { call_sid, from, to, status }), GET /v2/balance (bearer key, 200 { data: { balance, currency, ... } }: what
+// "test credentials" calls); errors as { errors: [{ code, title, detail, source }] }. It records every
 // request and answers as told: success, a documented error, 5xx, 429 + Retry-After, a malformed body, or hang.
 
 import type { KeyObject } from 'node:crypto';
@@ -62,12 +63,38 @@ export interface FakeTelnyx {
   close(): Promise<void>;
 }
 
+/** The balance GET /v2/balance answers, as the API reference shows it. */
+const balance = {
+  record_type: 'balance',
+  pending: '10.00',
+  balance: '300.00',
+  credit_limit: '100.00',
+  available_credit: '400.00',
+  currency: 'USD',
+};
+
 export async function startFakeTelnyx(apiKey: string): Promise<FakeTelnyx> {
   const issuedIds: string[] = [];
   let mode: FakeMode = { kind: 'success' };
 
   const server = await startRecordingServer((req, res, { path, json: parsed }) => {
     if (mode.kind === 'hang') return; // never answers: the adapter's deadline must fire
+    if (req.method === 'GET' && path === '/v2/balance') {
+      // "Get user balance details": the key first (401 10009), then the balance as decimal strings.
+      if (req.headers.authorization !== `Bearer ${apiKey}`) {
+        json(res, 401, { errors: [TELNYX_ERRORS.authentication_failed.error] });
+      } else if (mode.kind === 'error') {
+        const { status, error } = TELNYX_ERRORS[mode.name];
+        json(res, status, { errors: [error] });
+      } else if (mode.kind === 'server_error') {
+        json(res, mode.status ?? 503, {
+          errors: [{ code: '10007', title: 'Unexpected error', detail: 'An unexpected error occured.' }],
+        });
+      } else {
+        json(res, 200, { data: balance });
+      }
+      return;
+    }
     const isMessage = req.method === 'POST' && path === '/v2/messages';
     const call = req.method === 'POST' ? /^\/v2\/texml\/calls\/([^/]+)$/.exec(path) : null;
     if (!isMessage && !call) {

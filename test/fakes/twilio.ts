@@ -1,6 +1,7 @@
 // A local Twilio REST API double following the documented contract (twilio.com/docs/iam/api,
 // /docs/messaging/api/message-resource, /docs/voice/api/call-resource, /docs/usage/twilios-response):
-// POST /2010-04-01/Accounts/{AccountSid}/Messages.json and /Calls.json, HTTP Basic AccountSid:AuthToken,
+// POST /2010-04-01/Accounts/{AccountSid}/Messages.json and /Calls.json, GET /2010-04-01/Accounts/{AccountSid}.json
+// (the account itself: "test credentials"), HTTP Basic AccountSid:AuthToken,
 // form-encoded parameters; 201 with the resource as JSON on success, {code, message, more_info, status} on error.
 // It records every request and answers each one as told: success, a documented error, 5xx, 429 + Retry-After,
 // a malformed body, or no answer at all (for timeouts).
@@ -59,10 +60,14 @@ export interface TwilioFake {
 }
 
 const RESOURCE = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls)\.json$/;
+/** GET: fetch an Account resource (twilio.com/docs/iam/api/account), what "test credentials" calls. */
+const ACCOUNT = /^\/2010-04-01\/Accounts\/([^/]+)\.json$/;
 
 export async function startTwilioFake(account: {
   accountSid: string;
   authToken: string;
+  /** The account's friendly_name (default "My first Twilio account", as a new account is named). */
+  friendlyName?: string;
 }): Promise<TwilioFake> {
   const queue: TwilioFakeReply[] = [];
   const byNumber = new Map<string, TwilioFakeReply[]>();
@@ -76,6 +81,24 @@ export async function startTwilioFake(account: {
 
   const server = await startRecordingServer((req, res, recorded) => {
     const { path } = recorded;
+    const fetched = req.method === 'GET' ? ACCOUNT.exec(path) : null;
+    if (fetched) {
+      // Twilio checks the credentials first: a wrong SID or token is 20003, whatever the path names.
+      if (req.headers.authorization !== expectedAuth) return twilioError(res, 20003);
+      if (fetched[1] !== account.accountSid) return twilioError(res, 20404);
+      const reply = queue.shift() ?? { kind: 'success' };
+      if (reply.kind === 'hang' || reply.kind === 'hold') return;
+      if (reply.kind === 'server_error') {
+        return sendJson(res, reply.status, {
+          code: 20500,
+          message: 'An internal server error has occurred',
+          more_info: moreInfo(20500),
+          status: reply.status,
+        });
+      }
+      if (reply.kind === 'error') return twilioError(res, reply.code);
+      return sendJson(res, 200, accountResource(account));
+    }
     const match = RESOURCE.exec(path);
     if (req.method !== 'POST' || !match || match[1] !== account.accountSid) return twilioError(res, 20404);
     if (req.headers.authorization !== expectedAuth) return twilioError(res, 20003);
@@ -149,6 +172,23 @@ function resourceFor(prefix: 'SM' | 'CA', accountSid: string, form: URLSearchPar
   };
   const kind = prefix === 'SM' ? 'Messages' : 'Calls';
   return { ...common, uri: `/2010-04-01/Accounts/${accountSid}/${kind}/${sid}.json` };
+}
+
+/** The Account resource as Twilio documents it; like the real one, it carries the auth token. */
+function accountResource(account: { accountSid: string; authToken: string; friendlyName?: string }) {
+  const base = `/2010-04-01/Accounts/${account.accountSid}`;
+  return {
+    auth_token: account.authToken,
+    date_created: 'Thu, 30 Jul 2015 20:00:00 +0000',
+    date_updated: 'Thu, 30 Jul 2015 20:00:00 +0000',
+    friendly_name: account.friendlyName ?? 'My first Twilio account',
+    owner_account_sid: account.accountSid,
+    sid: account.accountSid,
+    status: 'active',
+    subresource_uris: { messages: `${base}/Messages.json`, calls: `${base}/Calls.json` },
+    type: 'Full',
+    uri: `${base}.json`,
+  };
 }
 
 const moreInfo = (code: number) => `https://www.twilio.com/docs/errors/${code}`;

@@ -1,5 +1,5 @@
 // A local stand-in for api.nexmo.com: POST /v1/messages (Messages API) and POST /v1/calls (Voice API), with the
-// documented bodies. It checks the Bearer JWT as Vonage does (RS256 against the application's public key,
+// documented bodies, and for rest.nexmo.com's GET /account/get-balance (Account API: "test credentials"). It checks the Bearer JWT as Vonage does (RS256 against the application's public key,
 // application_id, iat/exp) and answers the documented 401 otherwise; records every request; and can be told to
 // answer success, a documented error, 5xx, 429 + Retry-After, a malformed body, or to hang.
 import { createPublicKey, verify } from 'node:crypto';
@@ -111,9 +111,18 @@ export interface FakeVonage {
   close(): Promise<void>;
 }
 
+/** The Account API's own 401 body for GET /account/get-balance (its OpenAPI, ErrorAuthenticationFailedAccountBalance). */
+export const VONAGE_BALANCE_UNAUTHORIZED = {
+  'error-code': '401',
+  'error-code-label': 'authentication failed',
+};
+
 export async function startFakeVonage(app: {
   applicationId: string;
   publicKey: string;
+  /** The account's API key and secret, which GET /account/get-balance takes (Basic or query); none: always 401. */
+  apiKey?: string;
+  apiSecret?: string;
 }): Promise<FakeVonage> {
   const replies: FakeReply[] = [];
   const key = createPublicKey(app.publicKey);
@@ -140,7 +149,25 @@ export async function startFakeVonage(app: {
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
     sendJson(res, status, body, { 'Content-Type': 'application/json', ...headers });
 
-  const server = await startRecordingServer((req, res, { path }) => {
+  /** HTTP Basic key:secret as the documented curl sends it, or the api_key and api_secret query parameters. */
+  const accountAuthorised = (header: string | undefined, query: URLSearchParams): boolean => {
+    if (app.apiKey === undefined || app.apiSecret === undefined) return false;
+    const basic = header?.match(/^Basic (.+)$/)?.[1];
+    if (basic) return Buffer.from(basic, 'base64').toString() === `${app.apiKey}:${app.apiSecret}`;
+    return query.get('api_key') === app.apiKey && query.get('api_secret') === app.apiSecret;
+  };
+
+  const server = await startRecordingServer((req, res, { path: target }) => {
+    const [path = '', search = ''] = target.split('?');
+    if (req.method === 'GET' && path === '/account/get-balance') {
+      const reply = replies.shift() ?? { kind: 'success' };
+      if (reply.kind === 'hang') return;
+      if (!accountAuthorised(req.headers.authorization, new URLSearchParams(search))) {
+        return send(res, 401, VONAGE_BALANCE_UNAUTHORIZED);
+      }
+      if (reply.kind === 'error') return send(res, reply.status, reply.body, reply.headers);
+      return send(res, 200, { value: 10.28, autoReload: false });
+    }
     const known = req.method === 'POST' && (path === '/v1/messages' || path === '/v1/calls');
     if (!known)
       return send(res, 404, problem('https://developer.vonage.com/api-errors#not-found', 'Not Found', ''));

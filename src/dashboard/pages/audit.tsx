@@ -31,6 +31,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'carrier.added': 'Carrier account added',
   'carrier.rotated': 'Carrier credentials rotated',
   'carrier.removed': 'Carrier account removed',
+  'carrier.tested': 'Carrier credentials tested',
   'member.added': 'Member added',
   'account.removed': 'Account removed',
   'account.password_reset': 'Password reset',

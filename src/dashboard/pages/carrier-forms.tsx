@@ -10,7 +10,7 @@ export const PATH = `${BASE}/carriers`;
 
 /** A failed form: which one, why, the field to fix, and the non-secret values to show again. */
 export interface CarrierFormFailure {
-  form: 'add' | 'rotate' | 'remove';
+  form: 'add' | 'rotate' | 'remove' | 'test';
   /** The add form's type. */
   type?: string;
   /** The account a rotation or removal was for. */
@@ -141,3 +141,28 @@ export const RotateForm: FC<{
     </details>
   );
 };
+
+/**
+ * "Test credentials": one harmless call to the carrier with the stored credentials (docs/carriers.md). Its
+ * outcome comes back as the page's notice.
+ */
+export const TestCredentialsForm: FC<{ csrf: string; label: string; account: { id: string } }> = ({
+  csrf,
+  label,
+  account,
+}) => (
+  <form
+    method="post"
+    action={`${PATH}/${encodeURIComponent(account.id)}/test`}
+    class="inline-form carrier-test"
+  >
+    <Csrf token={csrf} />
+    <button
+      type="submit"
+      class="secondary small-button"
+      aria-label={`Test the credentials of ${label} account ${account.id}`}
+    >
+      Test credentials
+    </button>
+  </form>
+);

@@ -22,7 +22,15 @@ import {
   echoedValues,
   refuseBaseUrl,
 } from './carrier-fields.js';
-import { AddAccountForms, type CarrierFormFailure, FailureNote, PATH, RotateForm } from './carrier-forms.js';
+import {
+  AddAccountForms,
+  type CarrierFormFailure,
+  FailureNote,
+  PATH,
+  RotateForm,
+  TestCredentialsForm,
+} from './carrier-forms.js';
+import { testedNotice } from './carrier-test-notice.js';
 
 interface CarriersPageData {
   carriers: readonly AnyCarrier[];
@@ -94,7 +102,9 @@ const AccountCard: FC<{
         {`${label} account `}
         <code>{a.id}</code>
       </h3>
-      {mine?.form === 'remove' && <FailureNote failure={mine} id={`remove-${a.id}-error`} />}
+      {(mine?.form === 'remove' || mine?.form === 'test') && (
+        <FailureNote failure={mine} id={`${mine.form}-${a.id}-error`} />
+      )}
       <dl class="facts">
         {carrier?.baseUrl !== false && (
           <>
@@ -125,6 +135,7 @@ const AccountCard: FC<{
           >{`${a.created_at.slice(0, 10)} ${a.created_at.slice(11, 16)} UTC`}</time>
         </dd>
       </dl>
+      {carrier?.probe && <TestCredentialsForm csrf={csrf} label={label} account={a} />}
       {carrier && (
         <RotateForm
           csrf={csrf}
@@ -197,12 +208,12 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
     request: FastifyRequest,
     reply: FastifyReply,
     form: Omit<CarrierFormFailure, 'message' | 'field'>,
-    act: (workspaceId: string) => Promise<{ text: string; anchor: string }>,
+    act: (workspaceId: string) => Promise<{ text: string; anchor: string; kind?: 'ok' | 'error' }>,
   ) {
     const workspace = workspaceOf(request);
     try {
       const done = await act(workspace.id);
-      setFlash(reply, { kind: 'ok', text: done.text });
+      setFlash(reply, { kind: done.kind ?? 'ok', text: done.text });
       return reply.redirect(`${PATH}#${done.anchor}`);
     } catch (err) {
       const status = formError(err);
@@ -260,6 +271,18 @@ export function registerCarrierPages(app: FastifyInstance, services: Services): 
         actorOf(request),
       );
       return { text: `New credentials saved for ${carrier.label} account ${id}.`, anchor: id };
+    });
+  });
+
+  app.post('/carriers/:id/test', async (request, reply) => {
+    const workspace = workspaceOf(request);
+    const { id } = request.params as { id: string };
+    const account = await accountOf(workspace.id, id);
+    const label = findCarrier(carrierTypes, account.type)?.label ?? account.type;
+    const form = { form: 'test' as const, type: account.type, accountId: id, values: {} };
+    return change(request, reply, form, async (workspaceId) => {
+      const tested = await carriers.testCredentials(workspaceId, id, actorOf(request));
+      return { ...testedNotice(label, tested), anchor: id };
     });
   });
 

@@ -3,10 +3,11 @@
 // read descriptors; none of them names a carrier. Adding a carrier is adding a folder (docs/adding-a-carrier.md).
 
 import type { CarrierAccountOf, CredentialField } from '../../carrier-accounts/account-types.js';
+import type { CredentialTestResult } from '../../carrier-accounts/credential-test.js';
 import type { Channel } from '../../vocabulary/channels.js';
 import type { DeliveryProvider, StatusReport } from '../provider.js';
 
-export type { CarrierAccountOf, CredentialField };
+export type { CarrierAccountOf, CredentialField, CredentialTestResult };
 
 export interface AdapterContext<R> {
   /** Where the carrier posts this account's status callbacks (for carriers that have them). */
@@ -36,6 +37,16 @@ export interface CarrierWebhook<C> {
    * refused with a 503, which makes the carrier try again (signed), instead of a 403, which would lose it.
    */
   unsignedMayBeGenuine?(request: WebhookRequest): boolean;
+}
+
+/** What a credential probe is given besides the account. */
+export interface ProbeContext<R> {
+  /** The probe's whole deadline (PROBE_TIMEOUT_MS, probe.ts; tests shorten it). */
+  timeoutMs: number;
+  /** The process's runtime of this carrier, where it has one. */
+  runtime?: R;
+  /** Replaces the global fetch (tests). */
+  fetch?: typeof fetch;
 }
 
 /** What a carrier's per-process runtime may use. */
@@ -77,6 +88,12 @@ export interface CarrierDescriptor<C = Record<string, unknown>, R extends Carrie
   createAdapter(account: CarrierAccountOf<C>, context: AdapterContext<R>): DeliveryProvider;
   /** Its signed status callbacks, answered at POST /webhooks/<type>/:accountId. None: no callback URL. */
   webhook?: CarrierWebhook<C>;
+  /**
+   * "Test credentials": one harmless call with the account's credentials at its API base (a read, a bind and
+   * unbind), never following a redirect. Its outcome's detail is printable, bounded and never a secret; it
+   * resolves whatever happens (ok, refused, unreachable). None: the account has no test.
+   */
+  probe?(account: CarrierAccountOf<C>, context: ProbeContext<R>): Promise<CredentialTestResult>;
   /** Per-process state, built once by the composition root. */
   createRuntime?(context: RuntimeContext): R;
 }

@@ -48,25 +48,43 @@ export interface CarrierPost {
 
 /** One POST; throws TransientDeliveryError when no complete answer came (nothing says the carrier refused). */
 export async function postToCarrier(request: CarrierPost): Promise<CarrierReply> {
-  const doFetch = request.fetch ?? fetch;
+  const result = await exchange(request.url, {
+    init: { method: 'POST', headers: request.headers, body: request.body },
+    timeoutMs: request.timeoutMs,
+    fetch: request.fetch,
+  });
+  if ('noAnswer' in result) throw new TransientDeliveryError(request.noAnswer(result.noAnswer));
+  return result.reply;
+}
+
+/** A request's complete answer, or why none came. */
+export type Exchange = { reply: CarrierReply } | { noAnswer: NoAnswer };
+
+/**
+ * One request and its body, both within `timeoutMs` (DEFAULT_TIMEOUT_MS), the body read up to MAX_REPLY_BYTES.
+ * Never throws: no complete answer is a NoAnswer.
+ */
+export async function exchange(
+  url: string,
+  options: { init: RequestInit; timeoutMs?: number; fetch?: typeof fetch },
+): Promise<Exchange> {
+  const doFetch = options.fetch ?? fetch;
   let res: Response;
   try {
-    res = await doFetch(request.url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal: AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    res = await doFetch(url, {
+      ...options.init,
+      signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     });
   } catch (err) {
-    throw new TransientDeliveryError(request.noAnswer(noAnswer('connect', err)));
+    return { noAnswer: noAnswer('connect', err) };
   }
   let text: string;
   try {
     text = await readText(res, MAX_REPLY_BYTES);
   } catch (err) {
-    throw new TransientDeliveryError(request.noAnswer(noAnswer('read', err)));
+    return { noAnswer: noAnswer('read', err) };
   }
-  return { status: res.status, ok: res.ok, headers: res.headers, text, body: jsonObject(text) };
+  return { reply: { status: res.status, ok: res.ok, headers: res.headers, text, body: jsonObject(text) } };
 }
 
 /** The body as text; '' when it is larger than `limit` bytes (the rest is not read). */

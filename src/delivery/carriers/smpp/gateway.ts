@@ -5,6 +5,7 @@
 // replaced when the account's credentials change. close() unbinds every session.
 import { createHash } from 'node:crypto';
 import type smpp from 'smpp';
+import type { CredentialTestResult } from '../../../carrier-accounts/credential-test.js';
 import {
   type DeliveryProvider,
   type HandOver,
@@ -12,6 +13,7 @@ import {
   type StatusReport,
   TransientDeliveryError,
 } from '../../provider.js';
+import { probeBind } from './probe.js';
 import { isDeliveryReceipt, parseReceipt } from './receipt.js';
 import { BindRefusedError, type BoundSession, openSession, type SmppEndpoint } from './session.js';
 import { classifySubmitStatus, describeStatus, ESME } from './status.js';
@@ -56,6 +58,8 @@ export interface SmppGateway {
   releaseAllBut(accountIds: ReadonlySet<string>): Promise<number>;
   /** Unbinds every session and waits for them to close. */
   close(): Promise<void>;
+  /** "Test credentials": a session of its own, bound then unbound; receipts arriving on it are applied. */
+  probe(account: SmppAccount, timeoutMs: number): Promise<CredentialTestResult>;
 }
 
 const MAX_REBIND_DELAY_MS = 60_000;
@@ -252,6 +256,12 @@ export function createSmppGateway(options: SmppGatewayOptions): SmppGateway {
       return { name: 'smpp', send: (message) => send(account, message) };
     },
     release,
+    probe: (account, probeTimeoutMs) =>
+      probeBind({
+        account,
+        timeoutMs: probeTimeoutMs,
+        onDeliverSm: (pdu) => receive(account, `carrier account ${account.id}`, pdu),
+      }),
     async releaseAllBut(accountIds) {
       const gone = [...links.keys()].filter((id) => !accountIds.has(id));
       await Promise.all(gone.map(release));

@@ -2,6 +2,7 @@
 // sends and receives the delivery receipts (there is no status callback: receipts come over the session).
 import type { CarrierDescriptor } from '../descriptor.js';
 import { refusingProvider } from '../descriptor.js';
+import { unreachable } from '../probe.js';
 import { createSmppGateway, type SmppGateway } from './gateway.js';
 import type { SmppEndpoint } from './session.js';
 
@@ -46,6 +47,11 @@ export const smpp: CarrierDescriptor<SmppEndpoint, SmppGateway> = {
       `Carrier account ${account.id} is an SMPP account, and SMPP sending is not set up in this process: nothing was sent.`,
     );
   },
+  // The probe's session is the gateway's, so a receipt the SMSC hands it is applied, not lost.
+  probe: async (account, { runtime, timeoutMs }) =>
+    runtime
+      ? runtime.probe(account, timeoutMs)
+      : unreachable('SMPP: SMPP is not set up in this process, so no bind was tried'),
   createRuntime: ({ timeoutMs, log, report }) =>
     createSmppGateway({
       timeoutMs,

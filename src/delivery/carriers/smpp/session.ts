@@ -45,6 +45,8 @@ export interface SessionOptions {
 
 export interface BoundSession {
   readonly alive: boolean;
+  /** The system_id the SMSC named itself with in its bind response ('' when none). */
+  readonly smscSystemId: string;
   /** A request and its response (any command_status); throws TransientDeliveryError if there is none. */
   request(command: string, fields?: Record<string, unknown>): Promise<smpp.PDU>;
   /** Unbinds after the requests still out, then closes; never throws. */
@@ -64,6 +66,7 @@ export function openSession(options: SessionOptions): Promise<BoundSession> {
   let expected = false;
   let lastError: (Error & { code?: string }) | undefined;
   let enquireTimer: NodeJS.Timeout | undefined;
+  let smscSystemId = '';
 
   const drop = () => session.destroy();
 
@@ -93,6 +96,9 @@ export function openSession(options: SessionOptions): Promise<BoundSession> {
   const handle: BoundSession = {
     get alive() {
       return bound && !session.socket.destroyed;
+    },
+    get smscSystemId() {
+      return smscSystemId;
     },
     request,
     drop,
@@ -174,6 +180,7 @@ export function openSession(options: SessionOptions): Promise<BoundSession> {
         interface_version: SMPP_V34,
       }).then((pdu) => {
         if (pdu.command_status === 0) {
+          smscSystemId = typeof pdu.system_id === 'string' ? pdu.system_id : '';
           phase = 'bound';
           bound = true;
           settled = true;

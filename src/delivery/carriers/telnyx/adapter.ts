@@ -148,7 +148,7 @@ function field(value: unknown, key: string): unknown {
 }
 
 /** Telnyx's documented error fields: the first error's code, title and detail. */
-function telnyxError(body: Record<string, unknown>): CarrierError | undefined {
+export function telnyxError(body: Record<string, unknown>): CarrierError | undefined {
   const error = firstError(body);
   return error && { code: error.code, words: [error.title, error.detail] };
 }

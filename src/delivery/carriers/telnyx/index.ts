@@ -1,6 +1,7 @@
 // Telnyx as the service knows it: its account fields, its adapter and its Ed25519-signed status callbacks.
 import type { CarrierDescriptor } from '../descriptor.js';
 import { createTelnyxAdapter, type TelnyxCredentials } from './adapter.js';
+import { probeTelnyx } from './probe.js';
 import { parseTelnyxStatus, verifyTelnyxSignature } from './webhook.js';
 
 export interface TelnyxAccountCredentials extends TelnyxCredentials {
@@ -59,6 +60,7 @@ export const telnyx: CarrierDescriptor<TelnyxAccountCredentials> = {
       statusCallbackUrl: context.statusCallbackUrl,
       timeoutMs: context.timeoutMs,
     }),
+  probe: probeTelnyx,
   webhook: {
     verify: (account, request) =>
       account.credentials.publicKey !== undefined &&

@@ -126,7 +126,7 @@ function handOverFrom(reply: CarrierReply): HandOver {
 }
 
 /** Twilio's documented error fields: a positive whole `code` and its `message`. */
-function twilioError(body: Record<string, unknown>): CarrierError & { code?: number } {
+export function twilioError(body: Record<string, unknown>): CarrierError & { code?: number } {
   const raw = body.code;
   const code =
     typeof raw === 'number' || (typeof raw === 'string' && /^\d{1,9}$/.test(raw)) ? Number(raw) : 0;

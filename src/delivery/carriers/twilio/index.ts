@@ -1,6 +1,7 @@
 // Twilio as the service knows it: its account fields, its adapter and its signed status callbacks.
 import type { CarrierDescriptor } from '../descriptor.js';
 import { createTwilioAdapter, type TwilioCredentials } from './adapter.js';
+import { probeTwilio } from './probe.js';
 import { parseTwilioStatus, verifyTwilioSignature } from './webhook.js';
 
 export const twilio: CarrierDescriptor<TwilioCredentials> = {
@@ -33,6 +34,7 @@ export const twilio: CarrierDescriptor<TwilioCredentials> = {
       statusCallbackUrl: context.statusCallbackUrl,
       timeoutMs: context.timeoutMs,
     }),
+  probe: probeTwilio,
   webhook: {
     // Twilio signs the URL it called: our public URL, plus any query string the callback URL carried.
     verify: (account, request) =>

@@ -173,7 +173,7 @@ function namesParameter(error: Record<string, unknown> | undefined, name: string
  * Vonage's documented error fields (RFC 7807): the number in `type`, `title` and `detail` (the Voice API's
  * `error_title` where it gives no title) and the names and reasons of `invalid_parameters`.
  */
-function vonageError(error: Record<string, unknown>): CarrierError {
+export function vonageError(error: Record<string, unknown>): CarrierError {
   const words = error.title || error.detail ? errorWords(error) : error.error_title;
   return {
     code: typeof error.type === 'string' && error.type !== '' ? errorCode(error) : undefined,

@@ -2,6 +2,7 @@
 import { createPrivateKey } from 'node:crypto';
 import type { CarrierDescriptor } from '../descriptor.js';
 import { createVonageAdapter, type VonageCredentials } from './adapter.js';
+import { probeVonage } from './probe.js';
 import { parseVonageStatus, verifyVonageSignature } from './webhook.js';
 
 export interface VonageAccountCredentials extends VonageCredentials {
@@ -71,6 +72,7 @@ export const vonage: CarrierDescriptor<VonageAccountCredentials> = {
       statusCallbackUrl: context.statusCallbackUrl,
       timeoutMs: context.timeoutMs,
     }),
+  probe: probeVonage,
   webhook: {
     // Vonage: "in the rare case of an internal error" a callback may come unsigned; it retries on a 5xx.
     unsignedMayBeGenuine: (request) => request.headers.authorization === undefined,
