@@ -15,8 +15,8 @@ import {
 } from './http/connections.js';
 import { healthRoutes } from './http/health.js';
 import { frameworkErrorAnswer, problemTypes, registerProblemHandling } from './http/problem.js';
-import { errorResponses } from './http/responses.js';
 import { OneLineRequestLog } from './http/request-log.js';
+import { errorResponses } from './http/responses.js';
 import { refuseUnsafeText } from './http/safe-text.js';
 import { newId } from './ids.js';
 import { authenticateRequests } from './keys/auth-hook.js';

@@ -2,29 +2,25 @@
 // what it means and what to do. Every problem's `type` is the URL of its code's section (problem.ts), so a
 // developer who meets an error follows its `type` here. Built once at start-up from the catalogue.
 import type { FastifyInstance } from 'fastify';
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
 import { ERROR_REFERENCE } from '../error-reference.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 
 export const ERRORS_PAGE_PATH = '/docs/errors';
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+/** The reference's words are Markdown-light: `code` spans only. Everything else of them is text, escaped. */
+function prose(text: string): HtmlEscapedString {
+  const parts = text.split('`').map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : html`${part}`));
+  return raw(parts.join(''));
+}
 
-/** The reference's words are Markdown-light: `code` spans only. */
-const prose = (text: string) => escape(text).replace(/`([^`]+)`/g, '<code>$1</code>');
-
-function section(code: ErrorCode): string {
+function section(code: ErrorCode) {
   const { status, title } = ERROR_CATALOGUE[code];
   const { meaning, action } = ERROR_REFERENCE[code];
-  return `<section id="${code}">
+  return html`<section id="${code}">
 <h2><code>${code}</code></h2>
-<p><strong>${status}</strong> ${escape(title)}</p>
+<p><strong>${status}</strong> ${title}</p>
 <p>${prose(meaning)}</p>
 <p><strong>What to do:</strong> ${prose(action)}</p>
 </section>`;
@@ -32,10 +28,10 @@ function section(code: ErrorCode): string {
 
 export function errorsPage(): string {
   const codes = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
-  const index = codes
-    .map((code) => `<li><a href="#${code}"><code>${code}</code></a> (${ERROR_CATALOGUE[code].status})</li>`)
-    .join('\n');
-  return `<!doctype html>
+  const index = codes.map(
+    (code) => html`<li><a href="#${code}"><code>${code}</code></a> (${ERROR_CATALOGUE[code].status})</li>`,
+  );
+  return String(html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -53,13 +49,13 @@ and <code>request_id</code> what the service's logs know the request by. Some co
 <code>errors</code> (the fields at fault), <code>reason</code> and <code>retry_after</code> (with a
 <code>Retry-After</code> header). The <a href="/docs">API reference</a> lists the codes each operation may answer.</p>
 <nav><ul>
-${index}
+${raw(index.join('\n'))}
 </ul></nav>
-${codes.map(section).join('\n')}
+${raw(codes.map(section).join('\n'))}
 </main>
 </body>
 </html>
-`;
+`);
 }
 
 /** Registers the page on the API reference's plugin, so it gets the reference's security headers. */
