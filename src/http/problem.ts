@@ -22,7 +22,10 @@ export const Problem = Type.Object(
     title: Type.String({ description: "The code's title: the same for every answer with that code" }),
     status: Type.Integer({ description: 'The HTTP status' }),
     detail: Type.String({ description: 'This occurrence, in words for a person: do not parse it' }),
-    code: Type.Enum(ERROR_CODES, {
+    // A string of the catalogue's codes: typed for generators (`type`), serialised as a string.
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: ERROR_CODES,
       description: 'Stable snake_case identifier: branch on this, never on detail',
     }),
     request_id: Type.String({ description: 'The X-Request-Id of the answer: what the logs know it by' }),
