@@ -138,8 +138,8 @@ describe('the OpenAPI document for generators', () => {
   });
 
   test('scripts/openapi.mjs prints the document the service serves (from dist/)', () => {
-    const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'openapi.mjs')], {
-      env: { ...process.env, PUBLIC_URL: TEST_PUBLIC_URL },
+    const script = join(ROOT, 'scripts', 'openapi.mjs');
+    const result = spawnSync(process.execPath, [script, '--public-url', TEST_PUBLIC_URL], {
       encoding: 'utf8',
       timeout: 60_000,
       maxBuffer: 16 * 1024 * 1024,
