@@ -7,6 +7,7 @@ import type { Idempotency } from './idempotency.js';
 import { idempotencyHooks } from './idempotency-hooks.js';
 import {
   CANCELED_EXAMPLE,
+  CHECK_EXAMPLES,
   CheckBody,
   CheckResult,
   IdParams,
@@ -80,7 +81,10 @@ export function verificationRoutes(
           tags,
           body: ref(CheckBody),
           response: {
-            200: ref(CheckResult, 'The outcome: branch on `verified`'),
+            200: {
+              description: 'The outcome: branch on `verified`',
+              content: { 'application/json': { schema: ref(CheckResult), examples: CHECK_EXAMPLES } },
+            },
             ...errors(
               ...COMMON_ERRORS,
               ...BODY_ERRORS,

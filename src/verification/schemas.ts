@@ -139,6 +139,18 @@ export const CheckBody = Type.Object(
 );
 export type CheckBody = Static<typeof CheckBody>;
 
+/** The check's answers, by what happened: the examples of CheckResult, and of the check's 200 by name. */
+export const CHECK_EXAMPLES = {
+  verified: {
+    summary: 'The right code',
+    value: { id: EXAMPLE_ID, status: 'verified', verified: true, verified_at: '2026-11-24T22:11:42.318Z' },
+  },
+  wrong_code: {
+    summary: 'A wrong code, with attempts left',
+    value: { id: EXAMPLE_ID, status: 'pending', verified: false, attempts: 1, attempts_remaining: 4 },
+  },
+};
+
 export const CheckResult = Type.Object(
   {
     id: Type.String(),
@@ -151,10 +163,7 @@ export const CheckResult = Type.Object(
   {
     $id: 'CheckResult',
     description: 'A wrong code is not an error: `verified` is false, with the attempts made and left.',
-    examples: [
-      { id: EXAMPLE_ID, status: 'verified', verified: true, verified_at: '2026-11-24T22:11:42.318Z' },
-      { id: EXAMPLE_ID, status: 'pending', verified: false, attempts: 1, attempts_remaining: 4 },
-    ],
+    examples: Object.values(CHECK_EXAMPLES).map((e) => e.value),
   },
 );
 export type CheckResult = Static<typeof CheckResult>;
