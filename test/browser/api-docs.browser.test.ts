@@ -99,4 +99,26 @@ describe('browser: the API reference at /docs', { skip: browserSkip() }, () => {
     // Swagger UI shows the answer it got.
     await operation.locator('.live-responses-table .response-col_status', { hasText: '201' }).waitFor();
   });
+
+  test("a problem's type opens its code's section of the errors reference, styled, under the same CSP", async () => {
+    const { page } = b;
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+    });
+    const problem = (await (await fetch(`${b.baseUrl}/v1/ping`)).json()) as { type: string };
+    assert.equal(problem.type, `${b.baseUrl}/docs/errors#missing_api_key`);
+    const res = await page.goto(problem.type);
+    assert.match(String((await res?.allHeaders())?.['content-security-policy']), /frame-ancestors 'none'/);
+    const section = page.locator('section#missing_api_key');
+    assert.match(await section.innerText(), /401 Missing API key/);
+    assert.ok(await section.isVisible());
+    // Pico's stylesheet applies (its container is centred, not the browser's full-width default).
+    const margin = await page.evaluate<string>(
+      "getComputedStyle(document.querySelector('main.container')).marginLeft",
+    );
+    assert.notEqual(margin, '0px');
+    await page.waitForLoadState('networkidle');
+    assert.deepEqual(violations, []);
+  });
 });
