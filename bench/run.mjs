@@ -196,7 +196,9 @@ async function setUp(env) {
     cli(env, ['key', 'create', '--workspace', ws.id, '--name', 'bench']),
     // The limit that would throttle the run, raised the way an operator does.
     cli(env, ['workspace', 'limits', '--workspace', ws.id, '--requests-per-minute', '1000000']),
-    // The run sends to consecutive numbers; at 1000 a range (1000 numbers) never trips, yet the guard still runs.
+    // The run sends thousands of codes a second, spread over each prefix's thousand ranges (bench/load.mjs): tens
+    // of numbers a range within the guard's window, more than its default allows; at 1000 a range (1000 numbers)
+    // never trips, yet the guard still runs.
     // It checks few of its codes on purpose: the conversion signals (range and country) would block a long run.
     cli(env, [
       'fraud',

@@ -24,6 +24,7 @@ const GROUPS: Record<string, string> = {
   account: 'dashboard operator accounts',
   fraud: "the pumping guard's settings, allow list and blocks",
   audit: "a workspace's audit trail",
+  webhook: "a workspace's webhook endpoints: signed events to its backend (docs/webhooks.md)",
   secret: 'the server secret',
 };
 

@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   'webhook.removed',
   'webhook.secret_rotated',
   'webhook.disabled',
+  'webhook.enabled',
   'webhook.test_sent',
   'webhook.resent',
 ] as const;

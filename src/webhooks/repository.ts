@@ -99,6 +99,20 @@ export async function disableEndpoint(db: Db, id: string, now: number): Promise<
     .executeTakeFirst();
 }
 
+/**
+ * Enables a disabled endpoint again, its failure streak forgotten (else the next failure would disable it at once);
+ * the row for the one caller whose statement did it (it then raises the count), undefined when it was enabled.
+ */
+export async function enableEndpoint(db: Db, id: string): Promise<EndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ disabled_at: null, failing_since: null })
+    .where('id', '=', id)
+    .where('disabled_at', 'is not', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** The newest attempts to an endpoint, newest first. */
 export function listAttempts(db: Db, endpointId: string, limit: number): Promise<AttemptRow[]> {
   return db

@@ -142,6 +142,35 @@ export function createWebhookService(deps: {
       return presentEndpoint(removed);
     },
 
+    /**
+     * Enables a disabled endpoint again (the system disables one after five days of failures): events are queued
+     * for it from now on, under the same URL and secret; those of the disabled time were never queued. Counts
+     * against the workspace's enabled endpoints. An endpoint already enabled is left as it is.
+     */
+    async enableEndpoint(id: string, by: Actor, workspaceId?: string): Promise<EndpointView> {
+      await requireEndpoint(id, workspaceId);
+      const enabled = await db.transaction().execute(async (tx) => {
+        const row = await repo.enableEndpoint(tx, id);
+        if (!row) return undefined;
+        // The count's update holds the workspace row, as in addEndpoint: the limit holds against concurrent adds.
+        const count = await repo.addToEndpointCount(tx, row.workspace_id, 1);
+        if (count !== undefined && count > MAX_ENDPOINTS) {
+          throw new AppError(
+            'conflict',
+            `A workspace may have at most ${MAX_ENDPOINTS} enabled webhook endpoints: remove one first.`,
+          );
+        }
+        await audit.record(tx, by, {
+          workspaceId: row.workspace_id,
+          action: 'webhook.enabled',
+          target: id,
+          details: { origin: new URL(row.url).origin },
+        });
+        return row;
+      });
+      return presentEndpoint(enabled ?? (await requireEndpoint(id, workspaceId)));
+    },
+
     /** A new secret, shown this once; the one it replaces keeps signing for 24 hours. */
     async rotateSecret(
       id: string,

@@ -1,9 +1,11 @@
-// Operator interface, CLI: `webhook add|list|remove|rotate-secret` through the real built CLI, and every input
+// Operator interface, CLI: `webhook add|list|remove|enable|rotate-secret` through the real built CLI, and every input
 // attacked: URLs (schemes, credentials, control and invisible characters, huge, private addresses), event lists,
 // ids, and WEBHOOK_ALLOW_PRIVATE itself.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { openStore } from '../../src/store/database.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/vocabulary/webhook-events.js';
+import * as repo from '../../src/webhooks/repository.js';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
 import { cliJson, runCli } from '../helpers/process.js';
 
@@ -124,6 +126,50 @@ describe('CLI: webhook commands', () => {
       assertCleanFailure(runCli(['webhook', 'rotate-secret', id, '--json'], env), /No webhook endpoint/);
     }
     assertCleanFailure(runCli(['webhook', 'remove', '--json'], env), /usage: phone-verify webhook remove/);
+  });
+
+  test('webhook enable: a disabled endpoint is enabled again (same secret); an enabled one is left as it is', async () => {
+    const added = cliJson<Added>(
+      ['webhook', 'add', '--workspace', ws, '--url', 'https://e.example.com/'],
+      env,
+    );
+    // Disabled as the delivery does after five days of failures (the flag and the workspace's count of enabled).
+    const store = await openStore(env.DATABASE_URL ?? '');
+    try {
+      assert.ok(await repo.disableEndpoint(store.db, added.id, Date.now()));
+      await repo.addToEndpointCount(store.db, ws, -1);
+    } finally {
+      await store.close();
+    }
+    const listed = () =>
+      cliJson<{ id: string; status: string }[]>(['webhook', 'list', '--workspace', ws], env);
+    assert.equal(listed().find((e) => e.id === added.id)?.status, 'disabled');
+    const enabled = cliJson<{ id: string; status: string; disabled_at: string | null }>(
+      ['webhook', 'enable', added.id],
+      env,
+    );
+    assert.equal(enabled.id, added.id);
+    assert.equal(enabled.status, 'enabled');
+    assert.equal(enabled.disabled_at, null);
+    assert.equal(JSON.stringify(enabled).includes(added.secret.slice(6)), false, 'no secret printed');
+    assert.equal(listed().find((e) => e.id === added.id)?.status, 'enabled');
+    // Again: no change, success.
+    assert.equal(cliJson<{ status: string }>(['webhook', 'enable', added.id], env).status, 'enabled');
+    for (const id of ['wh_nope', 'wh_\u0001', `wh_${'a'.repeat(500)}`, '\u202ewh_x']) {
+      assertCleanFailure(runCli(['webhook', 'enable', id, '--json'], env), /No webhook endpoint/);
+    }
+    assertCleanFailure(runCli(['webhook', 'enable', '--json'], env), /usage: phone-verify webhook enable/);
+    const help = runCli(['webhook', 'enable', '--help'], env);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /disabled after five days of failures/);
+    const audit = cliJson<{ action: string; target: string }[]>(
+      ['audit', 'list', '--workspace', ws, '--action', 'webhook.enabled'],
+      env,
+    );
+    assert.deepEqual(
+      audit.map((e) => e.target),
+      [added.id],
+    );
   });
 
   test('list shows no secret; rotate-secret prints a new one once; remove takes the endpoint away', () => {

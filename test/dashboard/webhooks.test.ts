@@ -1,6 +1,7 @@
-// The Webhooks page over app.inject(): a disabled endpoint is flagged; another workspace's endpoint or attempt is
-// answered like an unknown one; the add form's inputs are attacked (NUL, odd Unicode, huge, unknown events, no
-// CSRF token); the secret never appears but in the answer that created it; actions are in the audit trail.
+// The Webhooks page over app.inject(): a disabled endpoint is flagged and can be enabled again; another workspace's
+// endpoint or attempt is answered like an unknown one; the add form's inputs are attacked (NUL, odd Unicode, huge,
+// unknown events, no CSRF token); the secret never appears but in the answer that created it; actions are in the
+// audit trail.
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { OPERATOR } from '../../src/audit/actor.js';
@@ -19,7 +20,10 @@ test('an endpoint failing for five days is flagged disabled, without test or res
   h.receiver.answer = () => 500;
   await sendOk(h.api, { phone: '+61412348001', channel: 'sms' });
   await h.t.services.webhookDelivery.runDue();
-  const browser = await signedIn(h.t.app, h.t.services, { workspaceIds: [h.workspaceId] });
+  const browser = await signedIn(h.t.app, h.t.services, {
+    workspaceIds: [h.workspaceId],
+    email: 'enabler@example.com',
+  });
   let page = await browser.get(PATH);
   assert.match(page.body, /Failing since/);
   assert.match(page.body, /answered 500/);
@@ -30,6 +34,24 @@ test('an endpoint failing for five days is flagged disabled, without test or res
   assert.match(page.body, /<strong>Disabled<\/strong>/);
   assert.doesNotMatch(page.body, /Send test event/);
   assert.doesNotMatch(page.body, /\/resend"/);
+  assert.match(page.body, /Enable again/);
+
+  // Enabled again from the page: CSRF required, then the flag goes and the change is audited with the account.
+  const enable = `${PATH}/${h.endpointId}/enable`;
+  assert.equal((await browser.post(enable, {}, { csrf: null })).statusCode, 403);
+  assert.equal((await h.t.services.webhooks.getEndpoint(h.workspaceId, h.endpointId)).status, 'disabled');
+  const res = await browser.post(enable, {});
+  assert.equal(res.statusCode, 302);
+  page = await browser.get(PATH);
+  assert.doesNotMatch(page.body, /<strong>Disabled<\/strong>/);
+  assert.doesNotMatch(page.body, /Enable again/);
+  assert.match(page.body, /enabled: new events are sent to it again/);
+  assert.match(page.body, /Send test event/);
+  const audit = await h.t.services.audit.list(h.workspaceId, { limit: 20 });
+  const entry = audit.entries.find((e) => e.action === 'webhook.enabled');
+  assert.ok(entry);
+  assert.equal(entry.target, h.endpointId);
+  assert.equal(entry.actor_email, 'enabler@example.com');
 });
 
 test("another workspace's endpoint and attempts are not found; bad form input is a 4xx with the reason", async () => {
@@ -45,6 +67,7 @@ test("another workspace's endpoint and attempts are not found; bad form input is
     `${PATH}/${h.endpointId}/rotate`,
     `${PATH}/${h.endpointId}/remove`,
     `${PATH}/${h.endpointId}/test`,
+    `${PATH}/${h.endpointId}/enable`,
     `${PATH}/attempts/${attempt.id}/resend`,
     `${PATH}/wh_${'x'.repeat(90)}/rotate`,
   ]) {

@@ -44,6 +44,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'webhook.removed': 'Webhook endpoint removed',
   'webhook.secret_rotated': 'Webhook signing secret rotated',
   'webhook.disabled': 'Webhook endpoint disabled (failing for 5 days)',
+  'webhook.enabled': 'Webhook endpoint enabled again',
   'webhook.test_sent': 'Webhook test event sent',
   'webhook.resent': 'Webhook event resent',
 };

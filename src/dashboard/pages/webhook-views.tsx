@@ -133,7 +133,7 @@ export const EndpointCard: FC<{ shown: Shown; csrf: string }> = ({
         <p class="warning" role="status">
           <strong>Disabled</strong> on <When at={e.disabled_at} /> after failing for five days (since{' '}
           <When at={e.failing_since} />
-          ). No events are sent to it. Add the URL again to resume.
+          ). No events are sent to it; those of the time it was disabled are not sent later.
         </p>
       )}
       {!disabled && e.failing_since && (
@@ -154,6 +154,14 @@ export const EndpointCard: FC<{ shown: Shown; csrf: string }> = ({
         </dd>
       </dl>
       <div class="actions">
+        {disabled && (
+          <form method="post" action={`${PATH}/${id}/enable`} class="inline-form">
+            <Csrf token={csrf} />
+            <button type="submit" class="small-button" aria-label={`Enable ${e.id} again`}>
+              Enable again
+            </button>
+          </form>
+        )}
         {!disabled && (
           <form method="post" action={`${PATH}/${id}/test`} class="inline-form">
             <Csrf token={csrf} />

@@ -1,6 +1,7 @@
 // Webhooks: the workspace's endpoints (docs/webhooks.md), each with its recent delivery attempts (time, event,
 // answer status, latency), a "send test event" button and a "resend" per attempt; adding an endpoint and rotating
-// its secret show the signing secret this once (rendered, never redirected to). A disabled endpoint is flagged.
+// its secret show the signing secret this once (rendered, never redirected to). A disabled endpoint is flagged,
+// with a button that enables it again.
 // The rules live in the webhook service; this page only calls it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
@@ -124,6 +125,13 @@ export function registerWebhookPages(app: FastifyInstance, services: Services): 
     const { id } = request.params as { id: string };
     const removed = await webhooks.removeEndpoint(id, actorOf(request), workspace.id);
     return redirectAfter(reply, `Endpoint ${removed.url} removed.`, 'endpoints');
+  });
+
+  app.post('/webhooks/:id/enable', async (request, reply) => {
+    const workspace = workspaceOf(request);
+    const { id } = request.params as { id: string };
+    const enabled = await webhooks.enableEndpoint(id, actorOf(request), workspace.id);
+    return redirectAfter(reply, `Endpoint ${enabled.url} enabled: new events are sent to it again.`, id);
   });
 
   app.post('/webhooks/:id/test', async (request, reply) => {
