@@ -1,6 +1,6 @@
 // The error answers of a route's schema, from the codes it can answer: grouped by their status (the catalogue's),
-// each status described by its codes (with a link to each code's section of the errors reference) and shown with
-// one example per code, all under `application/problem+json` (the media type problem.ts sends). Built once per
+// each status described by its codes and shown with one example per code (its `type` the code's section of the
+// errors reference), all under `application/problem+json` (the media type problem.ts sends). Built once per
 // route at start-up; on a request, the same entries give the error answer its compiled serialiser.
 import { ERROR_REFERENCE } from '../error-reference.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
@@ -31,8 +31,10 @@ export function errorResponses(types: ProblemTypes): ErrorResponses {
       value: { type: types[code], title, status, detail, code, request_id: EXAMPLE_REQUEST_ID, ...extras },
     };
   };
+  // No link to the errors reference here: each example's `type` is one, and the descriptions stay the same whatever
+  // PUBLIC_URL is (types generated from the document, a client's, do not change with the server's address).
   const line = (code: ErrorCode) =>
-    `- [\`${code}\`](${types[code]}) (${ERROR_CATALOGUE[code].title}): ${ERROR_REFERENCE[code].meaning}`;
+    `- \`${code}\` (${ERROR_CATALOGUE[code].title}): ${ERROR_REFERENCE[code].meaning}`;
 
   return (...codes) => {
     const byStatus = new Map<number, ErrorCode[]>();

@@ -137,6 +137,19 @@ describe('the OpenAPI document for generators', () => {
     assert.deepEqual(ids.slice().sort(), OPERATIONS.slice().sort());
   });
 
+  test("no description of an operation or an answer holds the server's address (generated types do not vary)", () => {
+    const descriptions: string[] = [];
+    JSON.stringify(document.paths, (key, value) => {
+      if (key === 'description' && typeof value === 'string') descriptions.push(value);
+      return value;
+    });
+    assert.ok(descriptions.length > 20);
+    assert.deepEqual(
+      descriptions.filter((d) => d.includes(TEST_PUBLIC_URL)),
+      [],
+    );
+  });
+
   test('scripts/openapi.mjs prints the document the service serves (from dist/)', () => {
     const script = join(ROOT, 'scripts', 'openapi.mjs');
     const result = spawnSync(process.execPath, [script, '--public-url', TEST_PUBLIC_URL], {
