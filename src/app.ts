@@ -7,26 +7,26 @@ import { dashboard } from './dashboard/plugin.js';
 import { webhookRoutes } from './delivery/status-webhooks.js';
 import { AppError } from './errors.js';
 import { apiDocs } from './http/api-docs.js';
-import { answerClientError } from './http/client-errors.js';
+import { clientErrorAnswer } from './http/client-errors.js';
 import {
   closeConnectionsWithUnreadBodies,
   limitConnections,
   requestTimeoutOptions,
 } from './http/connections.js';
 import { healthRoutes } from './http/health.js';
-import { answerFrameworkError, registerProblemHandling } from './http/problem.js';
+import { frameworkErrorAnswer, problemTypes, registerProblemHandling } from './http/problem.js';
 import { OneLineRequestLog } from './http/request-log.js';
+import { errorResponses } from './http/responses.js';
 import { refuseUnsafeText } from './http/safe-text.js';
 import { newId } from './ids.js';
 import { authenticateRequests } from './keys/auth-hook.js';
-import { KEY_PREFIX } from './keys/key-format.js';
 import { pingRoutes } from './keys/routes.js';
 import { metricsRoute } from './metrics/serve.js';
+import { API_SCHEMAS, openapiOptions } from './openapi.js';
 import type { Services } from './services.js';
 import { answerTwilioFrameworkError } from './twilio-api/errors.js';
 import { twilioRoutes } from './twilio-api/routes.js';
 import { verificationRoutes } from './verification/routes.js';
-import { webhookDocs } from './webhooks/openapi.js';
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -64,6 +64,9 @@ export interface AppOptions {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
+  // Each code's problem `type` (its section of the errors reference), made once: the error path only reads it.
+  const types = problemTypes(services.publicUrl);
+  const answerFrameworkError = frameworkErrorAnswer(types);
   const app = Fastify({
     // Always a logger (silent unless given): Fastify reports each finished request to the log controller, which
     // counts it for the metrics, only where one is configured.
@@ -71,7 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     ...requestTimeoutOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     // Unreadable and timed-out requests: a problem body, and a log line without the request's bytes.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: clientErrorAnswer(types),
     requestIdHeader: false,
     // From the id generator's pooled randomness: no system call per request.
     genReqId: () => newId('req'),
@@ -104,7 +107,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (commit === undefined) done(null, payload);
     else commit.then(() => done(null, payload), done);
   });
-  registerProblemHandling(app);
+  registerProblemHandling(app, types);
   // Before any route is registered, so that every route (API, webhooks, dashboard) inherits it.
   refuseUnsafeText(app);
 
@@ -122,28 +125,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'phone-verify',
-        version: '1.0.0',
-        description:
-          'One-time codes by voice call or SMS. Errors are RFC 9457 problem details; branch on `code`. See docs/api.md for every decision.',
-      },
-      servers: [{ url: services.publicUrl }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: `An API key: ${KEY_PREFIX}…` },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        },
-      },
-      security: [{ bearer: [] }, { apiKeyHeader: [] }],
-      // What phone-verify sends to a workspace's webhook endpoints (docs/webhooks.md).
-      webhooks: webhookDocs(),
-    },
-  });
+  // The named schemas first: every route below, and the OpenAPI document, refer to them.
+  for (const schema of API_SCHEMAS) app.addSchema(schema);
+  await app.register(swagger, openapiOptions(services.publicUrl));
   await app.register(apiDocs, { publicUrl: services.publicUrl });
+  const errors = errorResponses(types);
 
   await app.register(
     async (v1) => {
@@ -151,8 +137,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         'onRequest',
         authenticateRequests({ keys: services.keys, limiter: services.requestLimiter }),
       );
-      await v1.register(pingRoutes);
-      await v1.register(verificationRoutes(services.verifications, services.idempotency));
+      await v1.register(pingRoutes(errors));
+      await v1.register(verificationRoutes(services.verifications, services.idempotency, errors));
     },
     { prefix: '/v1' },
   );
@@ -169,7 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: '/twilio' },
   );
 
-  await app.register(healthRoutes(services.health));
+  await app.register(healthRoutes(services.health, errors));
   const metricsToken = options.metrics?.token;
   if (metricsToken !== undefined) metricsRoute(app, services.metrics.registry, metricsToken);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,10 +1,11 @@
-// The API reference at /docs (Swagger UI). It gets the dashboard's security headers, adjusted for what Swagger
+// The API reference at /docs (Swagger UI) and its errors reference at /docs/errors. They get the dashboard's security headers, adjusted for what Swagger
 // UI loads: its scripts, styles and images from this origin (its SVG icons as data: URIs), its logo's one inline
 // style, the document from /docs/json, and the "Try it out" requests sent to PUBLIC_URL. No inline script, no
 // eval, no framing. The helmet registered here applies to these routes alone: the API's answers stay as they are.
 import fastifyHelmet from '@fastify/helmet';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { errorsPageRoute } from './errors-page.js';
 
 /**
  * The one inline style Swagger UI needs: the <style> inside its logo (an SVG drawn by its top bar,
@@ -45,4 +46,5 @@ export async function apiDocs(app: FastifyInstance, options: ApiDocsOptions): Pr
     // No validator badge: it would send the document to validator.swagger.io.
     uiConfig: { deepLinking: true, validatorUrl: null },
   });
+  errorsPageRoute(app);
 }

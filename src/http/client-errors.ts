@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { newId } from '../ids.js';
-import { problemType } from './problem.js';
+import type { ProblemTypes } from './problem.js';
 
 const ANSWERS: Record<string, { code: ErrorCode; detail: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: {
@@ -43,31 +43,35 @@ function description(error: ClientError): { client_error: string; reason: string
  * cannot parse carries the request's bytes: the API key, the session cookie, a password in a body. This one logs
  * the error's code and message alone, at debug, under the request id the answer carries.
  */
-export function answerClientError(this: FastifyInstance, error: ClientError, socket: Socket): void {
-  // The client reset the connection, or it is already closed: there is no one to answer.
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const requestId = newId('req');
-  this.log.debug({ request_id: requestId, ...description(error) }, 'client error');
-  const { code, detail } = (error.code && ANSWERS[error.code]) || UNREADABLE;
-  const { status, title } = ERROR_CATALOGUE[code];
-  const body = JSON.stringify({
-    type: problemType(code),
-    title,
-    status,
-    detail,
-    code,
-    request_id: requestId,
-  });
-  // Nothing is written into an answer already under way (its bytes would corrupt it): the connection only closes.
-  const answering = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-  if (socket.writable && !answering?.headersSent) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'Content-Type: application/problem+json\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
+export function clientErrorAnswer(
+  types: ProblemTypes,
+): (this: FastifyInstance, error: ClientError, socket: Socket) => void {
+  return function answerClientError(error, socket) {
+    // The client reset the connection, or it is already closed: there is no one to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const requestId = newId('req');
+    this.log.debug({ request_id: requestId, ...description(error) }, 'client error');
+    const { code, detail } = (error.code && ANSWERS[error.code]) || UNREADABLE;
+    const { status, title } = ERROR_CATALOGUE[code];
+    const body = JSON.stringify({
+      type: types[code],
+      title,
+      status,
+      detail,
+      code,
+      request_id: requestId,
+    });
+    // Nothing is written into an answer already under way (its bytes would corrupt it): the connection only closes.
+    const answering = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (socket.writable && !answering?.headersSent) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+          'Content-Type: application/problem+json\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Request-Id: ${requestId}\r\n` +
+          `Connection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
 }

@@ -5,14 +5,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../errors.js';
-import { errorResponses } from './responses.js';
+import type { ErrorResponses } from './responses.js';
 
 export interface Health {
   /** Throws unless the database answers and every migration is applied; names the database otherwise. */
   check(): Promise<{ database: string }>;
 }
 
-export function healthRoutes(health: Health): FastifyPluginAsyncTypebox {
+export function healthRoutes(health: Health, errors: ErrorResponses): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Health'];
     app.get(
@@ -36,7 +36,7 @@ export function healthRoutes(health: Health): FastifyPluginAsyncTypebox {
           tags,
           response: {
             200: Type.Object({ status: Type.Literal('ready'), database: Type.String() }),
-            ...errorResponses(503),
+            ...errors('unavailable'),
           },
         },
       },

@@ -4,33 +4,66 @@ import { Type } from 'typebox';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../errors.js';
 import { isDatabaseUnavailable, isRemovedMeanwhile } from '../store/unavailable.js';
 import { isAbandonedRequest } from './connections.js';
+import { ERRORS_PAGE_PATH } from './errors-page.js';
+
+const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+const FieldErrorSchema = Type.Object({
+  field: Type.String({ description: 'The field at fault, dotted (`metadata.order`)' }),
+  message: Type.String(),
+});
 
 export const Problem = Type.Object(
   {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    code: Type.String({ description: 'Stable snake_case identifier: branch on this, never on detail' }),
-    request_id: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-    reason: Type.Optional(Type.String()),
-    retry_after: Type.Optional(Type.Integer()),
+    type: Type.String({
+      format: 'uri',
+      description: "The code's section of the errors reference: `<PUBLIC_URL>/docs/errors#<code>`",
+    }),
+    title: Type.String({ description: "The code's title: the same for every answer with that code" }),
+    status: Type.Integer({ description: 'The HTTP status' }),
+    detail: Type.String({ description: 'This occurrence, in words for a person: do not parse it' }),
+    // A string of the catalogue's codes: typed for generators (`type`), serialised as a string.
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: ERROR_CODES,
+      description: 'Stable snake_case identifier: branch on this, never on detail',
+    }),
+    request_id: Type.String({ description: 'The X-Request-Id of the answer: what the logs know it by' }),
+    errors: Type.Optional(
+      Type.Array(FieldErrorSchema, { description: '`invalid_request`: each field at fault' }),
+    ),
+    reason: Type.Optional(
+      Type.String({
+        description: '`destination_blocked` and `channel_unavailable`: why (see the errors reference)',
+      }),
+    ),
+    retry_after: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Seconds to wait before trying again, as in the Retry-After header (429, 503, some 403 and 409)',
+      }),
+    ),
   },
-  { description: 'RFC 9457 problem details' },
+  { $id: 'Problem', description: 'RFC 9457 problem details' },
 );
 
-export function problemType(code: ErrorCode): string {
-  return `urn:phone-verify:problem:${code}`;
+/** Each code's problem `type`: its section of the errors reference, an absolute URL made once at start-up. */
+export type ProblemTypes = Readonly<Record<ErrorCode, string>>;
+
+export function problemTypes(publicUrl: string): ProblemTypes {
+  return Object.freeze(
+    Object.fromEntries(ERROR_CODES.map((code) => [code, `${publicUrl}${ERRORS_PAGE_PATH}#${code}`])),
+  ) as ProblemTypes;
 }
 
-export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+function sendProblem(reply: FastifyReply, error: AppError, types: ProblemTypes): FastifyReply {
   if (error.extras.retry_after !== undefined) reply.header('retry-after', String(error.extras.retry_after));
   return reply
     .code(error.status)
     .type('application/problem+json')
     .send({
-      type: problemType(error.code),
+      type: types[error.code],
       title: ERROR_CATALOGUE[error.code].title,
       status: error.status,
       detail: error.message,
@@ -131,27 +164,31 @@ export function toAppError(error: FastifyError): AppError {
  * Fastify's `frameworkErrors`: what the router refuses before any route or hook runs (a URL it cannot decode, a
  * path parameter past its length limit) is a problem body too, with the request id every answer carries.
  */
-export function answerFrameworkError(
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): void {
-  reply.header('x-request-id', request.id);
-  sendProblem(reply, toAppError(error));
+export function frameworkErrorAnswer(
+  types: ProblemTypes,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    reply.header('x-request-id', request.id);
+    sendProblem(reply, toAppError(error), types);
+  };
 }
 
-export function registerProblemHandling(app: FastifyInstance): void {
+export function registerProblemHandling(app: FastifyInstance, types: ProblemTypes): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isAbandonedRequest(error, request)) {
       request.log.debug('request abandoned: its connection closed before the body arrived');
-      return sendProblem(reply, new AppError('invalid_request', 'The request body did not arrive.'));
+      return sendProblem(reply, new AppError('invalid_request', 'The request body did not arrive.'), types);
     }
     const problem = toAppError(error);
     if (problem.code === 'unavailable') request.log.warn({ err: error }, 'request refused: unavailable');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
-    return sendProblem(reply, problem);
+    return sendProblem(reply, problem, types);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+    sendProblem(
+      reply,
+      new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+      types,
+    ),
   );
 }

@@ -1,7 +1,7 @@
 // Authentication for /v1: the key from `Authorization: Bearer …` or `X-API-Key`, resolved on every request
 // (no cache), then the route's scope, then the workspace's request limit.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 import type { RequestLimiter } from '../limits/request-limit.js';
 import type { Scope } from './scopes.js';
 import type { KeyService, Principal } from './service.js';
@@ -15,6 +15,18 @@ declare module 'fastify' {
     scope?: Scope;
   }
 }
+
+/**
+ * What admission may answer any route it guards: the key sent twice (`invalid_request`), missing, malformed or not
+ * valid, and the workspace's request limit. A route that needs a scope adds `insufficient_scope`.
+ */
+export const ADMISSION_ERRORS = [
+  'invalid_request',
+  'missing_api_key',
+  'malformed_api_key',
+  'invalid_api_key',
+  'rate_limited',
+] as const satisfies readonly ErrorCode[];
 
 const isKeyHeader = (name: string) =>
   // A length test first: most headers are neither, and this runs on every request (no string made for them).

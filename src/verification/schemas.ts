@@ -1,5 +1,7 @@
 // One declaration per request and response: types, validation, serialisation and OpenAPI all come from here.
+// The named ones (an `$id`) are the OpenAPI document's components: app.ts registers them, routes `ref` them.
 import { type Static, Type } from 'typebox';
+import { ref } from '../http/named-schema.js';
 import { CHANNELS } from '../vocabulary/channels.js';
 import { SUPPORTED_COUNTRIES } from '../vocabulary/countries.js';
 import { STATUSES } from '../vocabulary/statuses.js';
@@ -11,6 +13,30 @@ const CountryParam = Type.Enum([...SUPPORTED_COUNTRIES], {
   description: 'Country of a national-format `phone`; ignored when `phone` is E.164.',
 });
 
+/** The examples of the document: an SMS code to an Australian mobile, as the service answers it. */
+const EXAMPLE_ID = 'ver_0VbvA1b2C3d4E5f6G7h8I9j0';
+const EXAMPLE_DELIVERY = {
+  ok: true,
+  channel: 'sms',
+  provider_id: 'SM8a3f6c1e2b4d4f0e9a7c5b3d1e2f4a6c',
+  from_number: '+61491570157',
+  error_code: null,
+  error_message: null,
+};
+export const VERIFICATION_EXAMPLE = {
+  id: EXAMPLE_ID,
+  status: 'pending',
+  channel: 'sms',
+  phone: '+61491570156',
+  attempts: 0,
+  max_attempts: 5,
+  expires_at: '2026-11-24T22:15:00.000Z',
+  verified_at: null,
+  created_at: '2026-11-24T22:10:00.000Z',
+  delivery: EXAMPLE_DELIVERY,
+  metadata: { user_id: 'u_1234' },
+};
+
 export const Delivery = Type.Object(
   {
     ok: Type.Boolean({ description: 'Whether delivery was handed over' }),
@@ -20,22 +46,32 @@ export const Delivery = Type.Object(
     error_code: Type.Union([Type.String(), Type.Null()]),
     error_message: Type.Union([Type.String(), Type.Null()]),
   },
-  { description: 'Delivery diagnostics: informational, may change; do not branch on them.' },
+  {
+    $id: 'Delivery',
+    description: 'Delivery diagnostics: informational, may change; do not branch on them.',
+    examples: [EXAMPLE_DELIVERY],
+  },
 );
 
-export const Verification = Type.Object({
-  id: Type.String({ examples: ['ver_3kTMd9Qx2LbV7nRpW4aYc8Fz'] }),
-  status: Status,
-  channel: Channel,
-  phone: Type.String({ description: 'E.164' }),
-  attempts: Type.Integer(),
-  max_attempts: Type.Integer(),
-  expires_at: Timestamp,
-  verified_at: Type.Union([Timestamp, Type.Null()]),
-  created_at: Timestamp,
-  delivery: Delivery,
-  metadata: Type.Object({}, { additionalProperties: true }),
-});
+export const Verification = Type.Object(
+  {
+    id: Type.String({ examples: [EXAMPLE_ID] }),
+    status: Status,
+    channel: Channel,
+    phone: Type.String({ description: 'E.164' }),
+    attempts: Type.Integer(),
+    max_attempts: Type.Integer(),
+    expires_at: Timestamp,
+    verified_at: Type.Union([Timestamp, Type.Null()]),
+    created_at: Timestamp,
+    delivery: ref(Delivery),
+    metadata: Type.Object({}, { additionalProperties: true }),
+  },
+  { $id: 'Verification', examples: [VERIFICATION_EXAMPLE] },
+);
+
+/** A canceled verification: the example of the cancel's answer. */
+export const CANCELED_EXAMPLE = { ...VERIFICATION_EXAMPLE, status: 'canceled' };
 export type Verification = Static<typeof Verification>;
 
 /** The longest a code lives: the overview's roll-ups wait this long before an hour can no longer change. */
@@ -61,7 +97,12 @@ export const SendBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  {
+    $id: 'SendRequest',
+    additionalProperties: false,
+    // The pre-filled body of Swagger UI's "Try it out": it succeeds for a workspace with a mobile number.
+    examples: [{ phone: '+61491570156', channel: 'sms' }],
+  },
 );
 export type SendBody = Static<typeof SendBody>;
 
@@ -90,20 +131,43 @@ export const CheckBody = Type.Object(
     country: Type.Optional(CountryParam),
   },
   {
+    $id: 'CheckRequest',
     additionalProperties: false,
     description: 'Give exactly one of `verification_id` (preferred) and `phone`.',
+    examples: [{ verification_id: EXAMPLE_ID, code: '381924' }],
   },
 );
 export type CheckBody = Static<typeof CheckBody>;
 
-export const CheckResult = Type.Object({
-  id: Type.String(),
-  status: Status,
-  verified: Type.Boolean(),
-  verified_at: Type.Optional(Timestamp),
-  attempts: Type.Optional(Type.Integer()),
-  attempts_remaining: Type.Optional(Type.Integer()),
-});
+/** The check's answers, by what happened: the examples of CheckResult, and of the check's 200 by name. */
+export const CHECK_EXAMPLES = {
+  verified: {
+    summary: 'The right code',
+    value: { id: EXAMPLE_ID, status: 'verified', verified: true, verified_at: '2026-11-24T22:11:42.318Z' },
+  },
+  wrong_code: {
+    summary: 'A wrong code, with attempts left',
+    value: { id: EXAMPLE_ID, status: 'pending', verified: false, attempts: 1, attempts_remaining: 4 },
+  },
+};
+
+export const CheckResult = Type.Object(
+  {
+    id: Type.String(),
+    status: Status,
+    verified: Type.Boolean(),
+    verified_at: Type.Optional(Timestamp),
+    attempts: Type.Optional(Type.Integer()),
+    attempts_remaining: Type.Optional(Type.Integer()),
+  },
+  {
+    $id: 'CheckResult',
+    description: 'A wrong code is not an error: `verified` is false, with the attempts made and left.',
+    examples: Object.values(CHECK_EXAMPLES).map((e) => e.value),
+  },
+);
 export type CheckResult = Static<typeof CheckResult>;
 
-export const IdParams = Type.Object({ id: Type.String() });
+export const IdParams = Type.Object({
+  id: Type.String({ description: 'The verification id the send answered', examples: [EXAMPLE_ID] }),
+});

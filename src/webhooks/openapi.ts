@@ -1,8 +1,7 @@
 // The OpenAPI 3.1 `webhooks` of the API document: one entry per event type, the request phone-verify makes to
-// an endpoint (docs/webhooks.md). The body's `data` is the Verification schema the API's GET answers with.
+// an endpoint (docs/webhooks.md). The body's `data` is the Verification component the API's GET answers with.
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { Type } from 'typebox';
-import { Verification } from '../verification/schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../vocabulary/webhook-events.js';
 
 const WHEN: Record<WebhookEventType, string> = {
@@ -37,19 +36,50 @@ const HEADERS = [
   },
 ];
 
+/** How each event's example `data` differs from the pending verification the document's examples show. */
+function exampleChanges(
+  verification: Record<string, unknown>,
+): Record<WebhookEventType, Record<string, unknown>> {
+  const delivery = verification.delivery as Record<string, unknown>;
+  return {
+    'verification.created': {},
+    'verification.delivery_updated': {},
+    'verification.verified': { status: 'verified', attempts: 1, verified_at: '2026-11-24T22:11:42.318Z' },
+    'verification.failed': { status: 'failed', attempts: 5 },
+    'verification.expired': { status: 'expired' },
+    'verification.undelivered': {
+      status: 'undelivered',
+      delivery: {
+        ...delivery,
+        ok: false,
+        error_code: '30006',
+        error_message: 'Landline or unreachable carrier',
+      },
+    },
+    'verification.canceled': { status: 'canceled' },
+  };
+}
+
+/** `verification.delivery_updated` -> `verificationDeliveryUpdated`. */
+const operationId = (type: string) =>
+  type.replace(/[._]([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+
 /** The `webhooks` member of the document, as @fastify/swagger takes it (OpenAPI 3.1). */
 type Webhooks = Extract<
   NonNullable<FastifyDynamicSwaggerOptions['openapi']>,
   { webhooks?: unknown }
 >['webhooks'];
 
-export function webhookDocs(): Webhooks {
+export function webhookDocs(verificationExample: Record<string, unknown>): Webhooks {
+  const changes = exampleChanges(verificationExample);
   return Object.fromEntries(
     WEBHOOK_EVENT_TYPES.map((type) => [
       type,
       {
         post: {
+          operationId: operationId(type),
           summary: type,
+          tags: ['Webhooks'],
           description: `${WHEN[type]} Signed per Standard Webhooks (standardwebhooks.com). Ordering is not guaranteed.`,
           parameters: HEADERS.map((h) => ({
             name: h.name,
@@ -65,8 +95,13 @@ export function webhookDocs(): Webhooks {
                 schema: Type.Object({
                   type: Type.Literal(type),
                   timestamp: Type.String({ format: 'date-time', description: 'When the change happened' }),
-                  data: Verification,
+                  data: Type.Ref('#/components/schemas/Verification'),
                 }),
+                example: {
+                  type,
+                  timestamp: '2026-11-24T22:10:00.412Z',
+                  data: { ...verificationExample, ...changes[type] },
+                },
               },
             },
           },

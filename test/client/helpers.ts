@@ -127,10 +127,10 @@ export async function startStub(upstream?: string): Promise<Stub> {
   return stub;
 }
 
-/** A problem body as the service writes it. */
+/** A problem body as the service writes it (`type`: the code's section of the errors reference). */
 export function problem(status: number, code: string, extras: Record<string, unknown> = {}) {
   return {
-    type: `urn:phone-verify:problem:${code}`,
+    type: `http://127.0.0.1/docs/errors#${code}`,
     title: code,
     status,
     detail: `${code} (from the test stub)`,

@@ -42,9 +42,14 @@ export interface BrowserApp {
   close(): Promise<void>;
 }
 
-/** A real server on a fresh store of the suite's kind, and a browser page at a desktop size. */
-export async function openBrowserApp(): Promise<BrowserApp> {
-  const { dir, env } = freshEnv();
+/**
+ * A real server on a fresh store of the suite's kind, and a browser page at a desktop size. `extraEnv` adds to the
+ * server's environment (and the CLI's, through `env`).
+ */
+export async function openBrowserApp(extraEnv: Record<string, string> = {}): Promise<BrowserApp> {
+  const fresh = freshEnv();
+  const { dir } = fresh;
+  const env = { ...fresh.env, ...extraEnv };
   const server = await startServer(env);
   let browser: Browser | undefined;
   try {

@@ -31,6 +31,7 @@ describe('/docs security headers', () => {
     '/docs/static/swagger-ui-bundle.js',
     '/docs/static/swagger-initializer.js',
     '/docs/json',
+    '/docs/errors',
   ]) {
     test(`GET ${url}: CSP without inline or eval, no framing, nosniff, same-origin referrer`, async () => {
       const res = await t.app.inject({ method: 'GET', url });

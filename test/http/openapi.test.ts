@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 type Schema = {
+  $ref?: string;
   type?: string;
   required?: string[];
   properties?: Record<string, Schema>;
@@ -26,7 +27,10 @@ type Document = {
   openapi: string;
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
-  components?: { securitySchemes?: Record<string, Record<string, string>> };
+  components?: {
+    securitySchemes?: Record<string, Record<string, string>>;
+    schemas?: Record<string, Schema>;
+  };
   security?: Record<string, unknown>[];
 };
 
@@ -54,8 +58,16 @@ describe('OpenAPI document and docs page', () => {
     assert.ok(o, `${method.toUpperCase()} ${path} is documented`);
     return o;
   };
+  /** A schema, or the named component its `$ref` points to (schemas are named: see openapi-generators.test.ts). */
+  const resolved = (schema: Schema | undefined): Schema | undefined => {
+    if (schema?.$ref === undefined) return schema;
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    const component = doc.components?.schemas?.[name];
+    assert.ok(component, `${schema.$ref} is a component`);
+    return component;
+  };
   const jsonSchema = (content: Record<string, { schema: Schema }> | undefined): Schema => {
-    const schema = content?.['application/json']?.schema;
+    const schema = resolved(content?.['application/json']?.schema);
     assert.ok(schema, 'an application/json schema');
     return schema;
   };
@@ -134,7 +146,7 @@ describe('OpenAPI document and docs page', () => {
       'undelivered',
       'canceled',
     ]);
-    const delivery = schema.properties?.delivery;
+    const delivery = resolved(schema.properties?.delivery);
     assert.deepEqual(delivery?.required?.slice().sort(), [
       'channel',
       'error_code',
@@ -214,7 +226,7 @@ describe('OpenAPI document and docs page', () => {
         for (const status of statuses) {
           const response = o.responses[status];
           assert.ok(response, `${method} ${path} documents ${status}`);
-          const schema = Object.values(response.content ?? {})[0]?.schema;
+          const schema = resolved(Object.values(response.content ?? {})[0]?.schema);
           assert.ok(schema, `${method} ${path} ${status} has a schema`);
           assert.deepEqual(schema.required?.slice().sort(), PROBLEM_FIELDS.slice().sort());
         }

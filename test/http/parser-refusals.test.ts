@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Problem } from '../helpers/api-types.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/app.js';
 
 describe('answers to requests Node cannot parse', () => {
   let t: TestApp;
@@ -36,7 +36,8 @@ describe('answers to requests Node cannot parse', () => {
     const problem = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Problem;
     assert.equal(problem.status, status);
     assert.equal(problem.code, code);
-    assert.equal(problem.type, `urn:phone-verify:problem:${code}`);
+    // The code's section of the errors reference (GET /docs/errors), under PUBLIC_URL.
+    assert.equal(problem.type, `${TEST_PUBLIC_URL}/docs/errors#${code}`);
     assert.match(problem.request_id, /^req_/);
     assert.match(answer, new RegExp(`\\r\\nX-Request-Id: ${problem.request_id}\\r\\n`, 'i'));
     return problem;
