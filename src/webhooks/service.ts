@@ -61,6 +61,21 @@ export function createWebhookService(deps: {
     return row;
   }
 
+  /**
+   * One more enabled endpoint in the workspace's count, within the limit. The count's update holds the workspace
+   * row: two adds (or enables) cannot both pass the limit.
+   */
+  async function countOneMoreEnabled(tx: Db, workspaceId: string): Promise<void> {
+    const count = await repo.addToEndpointCount(tx, workspaceId, 1);
+    if (count === undefined) throw new AppError('not_found', `No workspace ${workspaceId}.`);
+    if (count > MAX_ENDPOINTS) {
+      throw new AppError(
+        'conflict',
+        `A workspace may have at most ${MAX_ENDPOINTS} enabled webhook endpoints: remove one first.`,
+      );
+    }
+  }
+
   return {
     async addEndpoint(
       input: { workspaceId: string; url: unknown; events?: string | readonly string[] },
@@ -92,15 +107,7 @@ export function createWebhookService(deps: {
         created_at: now,
       };
       await db.transaction().execute(async (tx) => {
-        // The count's update holds the workspace row: two adds cannot both pass the limit.
-        const count = await repo.addToEndpointCount(tx, input.workspaceId, 1);
-        if (count === undefined) throw new AppError('not_found', `No workspace ${input.workspaceId}.`);
-        if (count > MAX_ENDPOINTS) {
-          throw new AppError(
-            'conflict',
-            `A workspace may have at most ${MAX_ENDPOINTS} enabled webhook endpoints.`,
-          );
-        }
+        await countOneMoreEnabled(tx, input.workspaceId);
         await repo.insertEndpoint(tx, row);
         // The URL's origin and the event filter: a path or query could hold a token.
         await audit.record(tx, by, {
@@ -152,14 +159,7 @@ export function createWebhookService(deps: {
       const enabled = await db.transaction().execute(async (tx) => {
         const row = await repo.enableEndpoint(tx, id);
         if (!row) return undefined;
-        // The count's update holds the workspace row, as in addEndpoint: the limit holds against concurrent adds.
-        const count = await repo.addToEndpointCount(tx, row.workspace_id, 1);
-        if (count !== undefined && count > MAX_ENDPOINTS) {
-          throw new AppError(
-            'conflict',
-            `A workspace may have at most ${MAX_ENDPOINTS} enabled webhook endpoints: remove one first.`,
-          );
-        }
+        await countOneMoreEnabled(tx, row.workspace_id);
         await audit.record(tx, by, {
           workspaceId: row.workspace_id,
           action: 'webhook.enabled',
