@@ -2,6 +2,7 @@
 import { type Static, Type } from 'typebox';
 import { CHANNELS } from '../vocabulary/channels.js';
 import { SUPPORTED_COUNTRIES } from '../vocabulary/countries.js';
+import { MODES } from '../vocabulary/modes.js';
 import { STATUSES } from '../vocabulary/statuses.js';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, milliseconds' });
@@ -35,6 +36,9 @@ export const Verification = Type.Object({
   created_at: Timestamp,
   delivery: Delivery,
   metadata: Type.Object({}, { additionalProperties: true }),
+  mode: Type.Enum([...MODES], {
+    description: 'The mode of the key that sent it: `test` codes never reach a carrier (docs/api.md, "Test mode")',
+  }),
 });
 export type Verification = Static<typeof Verification>;
 

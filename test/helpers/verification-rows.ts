@@ -6,6 +6,7 @@ import type { Db } from '../../src/store/database.js';
 import type { VerificationsTable } from '../../src/store/tables.js';
 import type { Channel } from '../../src/vocabulary/channels.js';
 import type { Country } from '../../src/vocabulary/countries.js';
+import type { Mode } from '../../src/vocabulary/modes.js';
 import type { Status } from '../../src/vocabulary/statuses.js';
 
 export interface RowSpec {
@@ -19,6 +20,8 @@ export interface RowSpec {
   /** null: a row written before the country was kept. */
   country?: Country | null;
   ttlSeconds?: number;
+  /** Default live. */
+  mode?: Mode;
 }
 
 function rowOf(spec: RowSpec): VerificationsTable {
@@ -52,6 +55,7 @@ function rowOf(spec: RowSpec): VerificationsTable {
     error_message: null,
     seq: 1,
     country: spec.country === undefined ? 'AU' : spec.country,
+    mode: spec.mode ?? 'live',
   };
 }
 
