@@ -8,9 +8,9 @@ import { CredentialsUnreadableError } from '../carrier-accounts/credentials.js';
 import type { CarrierAccount, CarrierService } from '../carrier-accounts/service.js';
 import { statusCallbackUrl } from './callback-url.js';
 import { type AnyCarrier, findCarrier, refusingProvider } from './carriers/descriptor.js';
-import { testOutboxProvider } from './dev-provider.js';
 import { BUILT_IN_CARRIERS } from './carriers/index.js';
 import type { CarrierRuntimes } from './carriers/runtime.js';
+import { testOutboxProvider } from './dev-provider.js';
 import type { DeliveryProvider, ProviderRouter } from './provider.js';
 
 export function createProviderRouter(deps: {

@@ -6,10 +6,10 @@ import { type Clock, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
+import { isMode, MODES, type Mode } from '../vocabulary/modes.js';
 import type { RequestColumn, WorkspaceRow } from '../workspaces/repository.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import { admit } from './admission.js';
-import { isMode, MODES, type Mode } from '../vocabulary/modes.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey } from './key-format.js';
 import * as repo from './repository.js';
 import { isScope, SCOPES, type Scope } from './scopes.js';
@@ -204,7 +204,10 @@ export function createKeyService(deps: {
       windowStart: number,
     ): Promise<{ principal: Principal; requestCount: number | undefined }> {
       if (!isWellFormedKey(key)) {
-        throw new AppError('malformed_api_key', `The API key is not in the expected shape (pv_live_… or pv_test_…).`);
+        throw new AppError(
+          'malformed_api_key',
+          `The API key is not in the expected shape (pv_live_… or pv_test_…).`,
+        );
       }
       const now = clock.now();
       const row = await admit(db, { keyHash: hashKey(key), now, windowStart, scope });

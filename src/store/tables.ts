@@ -5,8 +5,8 @@
 import type { AuditAction } from '../vocabulary/audit-actions.js';
 import type { Channel } from '../vocabulary/channels.js';
 import type { Country } from '../vocabulary/countries.js';
-import type { Mode } from '../vocabulary/modes.js';
 import type { EventKind } from '../vocabulary/event-kinds.js';
+import type { Mode } from '../vocabulary/modes.js';
 import type { NumberType } from '../vocabulary/number-types.js';
 import type { Status } from '../vocabulary/statuses.js';
 import type { WebhookEventType } from '../vocabulary/webhook-events.js';

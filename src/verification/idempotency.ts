@@ -160,7 +160,12 @@ export function createIdempotency(deps: {
      * answer (same request), 422 idempotency_key_reused (another request), 409 idempotency_key_in_use (its first
      * request is still running).
      */
-    async begin(workspaceId: string, given: string, requestHash: string, mode: Mode = 'live'): Promise<Begun> {
+    async begin(
+      workspaceId: string,
+      given: string,
+      requestHash: string,
+      mode: Mode = 'live',
+    ): Promise<Begun> {
       const key = storedKey(given, mode);
       for (let i = 0; i < TRIES; i++) {
         const now = clock.now();

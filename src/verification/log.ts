@@ -6,7 +6,7 @@ import { type SqlBool, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { CHANNELS, type Channel } from '../vocabulary/channels.js';
-import type { Mode } from '../vocabulary/modes.js';
+import { type Mode, modeOfQuery } from '../vocabulary/modes.js';
 import { STATUSES, type Status } from '../vocabulary/statuses.js';
 import { splitNumber } from '../workspaces/phone-number.js';
 import { listNumbers } from '../workspaces/repository.js';
@@ -68,11 +68,6 @@ export function parseLogFilter(query: Record<string, unknown> | undefined): LogF
     before: CURSOR.test(text('before')) ? text('before') : '',
     mode: modeOfQuery(query),
   };
-}
-
-/** The dashboard's "Test data" toggle: `mode=test` shows test data; anything else (or nothing) live data. */
-export function modeOfQuery(query: Record<string, unknown> | undefined): Mode {
-  return query?.mode === 'test' ? 'test' : 'live';
 }
 
 /** The filter's status, channel, dates and cursor as conditions (the phone is the PhoneQuery's). */

@@ -37,7 +37,8 @@ export const Verification = Type.Object({
   delivery: Delivery,
   metadata: Type.Object({}, { additionalProperties: true }),
   mode: Type.Enum([...MODES], {
-    description: 'The mode of the key that sent it: `test` codes never reach a carrier (docs/api.md, "Test mode")',
+    description:
+      'The mode of the key that sent it: `test` codes never reach a carrier (docs/api.md, "Test mode")',
   }),
 });
 export type Verification = Static<typeof Verification>;

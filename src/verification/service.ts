@@ -18,6 +18,7 @@ import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/ou
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
+import type { Mode } from '../vocabulary/modes.js';
 import type { EmitEvent } from '../webhooks/emit.js';
 import { workspacesWithEndpoints } from '../webhooks/repository.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
@@ -26,7 +27,6 @@ import { parseDestination, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
 import { testNumberCode } from '../workspaces/test-numbers.js';
-import type { Mode } from '../vocabulary/modes.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { presentCheck, presentVerification } from './present.js';
 import { type RefusedSend, recordRefusedSend } from './refused-sends.js';
@@ -95,7 +95,11 @@ export function createVerificationService(deps: VerificationDeps) {
   const notFound = (id: string) => new AppError('not_found', `No verification ${id}.`);
 
   /** The verification of the key's workspace and mode (the one read of get, check and cancel). */
-  async function requireVerification(workspaceId: string, id: string, mode: Mode): Promise<repo.VerificationRow> {
+  async function requireVerification(
+    workspaceId: string,
+    id: string,
+    mode: Mode,
+  ): Promise<repo.VerificationRow> {
     const row = await repo.findVerification(db, workspaceId, id, mode);
     // Unknown ids, other workspaces' ids and the other mode's ids get the same answer: nothing tells whether an
     // id exists.
@@ -334,7 +338,10 @@ export function createVerificationService(deps: VerificationDeps) {
 
     async get(principal: Principal, id: string): Promise<Verification> {
       return presentVerification(
-        await settled(await requireVerification(principal.workspaceId, id, principal.mode), emitsFor(principal)),
+        await settled(
+          await requireVerification(principal.workspaceId, id, principal.mode),
+          emitsFor(principal),
+        ),
       );
     },
 
@@ -357,7 +364,10 @@ export function createVerificationService(deps: VerificationDeps) {
 
     async cancel(principal: Principal, id: string): Promise<Verification> {
       const emitting = emitsFor(principal);
-      const row = await settled(await requireVerification(principal.workspaceId, id, principal.mode), emitting);
+      const row = await settled(
+        await requireVerification(principal.workspaceId, id, principal.mode),
+        emitting,
+      );
       const cancel = async (): Promise<boolean> => {
         if (!emitting) return repo.cancelPending(db, row.id, clock.now());
         // The cancel and its event commit together.

@@ -6,3 +6,8 @@ export type Mode = (typeof MODES)[number];
 export function isMode(value: string): value is Mode {
   return (MODES as readonly string[]).includes(value);
 }
+
+/** The dashboard's "Test data" toggle: `mode=test` in a page's query asks for test data; anything else is live. */
+export function modeOfQuery(query: Record<string, unknown> | undefined): Mode {
+  return query?.mode === 'test' ? 'test' : 'live';
+}

@@ -40,7 +40,11 @@ const codeOf = prepared((db, p: { workspaceId: string; phone: string }) =>
     .where('phone', '=', p.phone),
 );
 
-export async function testNumberCode(db: Db, workspaceId: string, phone: string): Promise<string | undefined> {
+export async function testNumberCode(
+  db: Db,
+  workspaceId: string,
+  phone: string,
+): Promise<string | undefined> {
   return (await codeOf(db, { workspaceId, phone })).rows[0]?.code;
 }
 
@@ -87,7 +91,10 @@ export function createTestNumbers(deps: {
           .where('workspace_id', '=', input.workspaceId)
           .execute();
         if (existing.some((r) => r.phone === phone)) {
-          throw new AppError('conflict', `${phone} is a test number of this workspace already: remove it first.`);
+          throw new AppError(
+            'conflict',
+            `${phone} is a test number of this workspace already: remove it first.`,
+          );
         }
         if (existing.length >= MAX_TEST_NUMBERS) {
           throw new AppError(
@@ -119,7 +126,10 @@ export function createTestNumbers(deps: {
     },
 
     /** Scoped to the workspace: another workspace's test number is not found, like one that never was. */
-    async removeTestNumber(input: { workspaceId: string; phone: string }, by: Actor): Promise<TestNumberView> {
+    async removeTestNumber(
+      input: { workspaceId: string; phone: string },
+      by: Actor,
+    ): Promise<TestNumberView> {
       const phone = parseTestPhone(input.phone);
       return db.transaction().execute(async (tx) => {
         const removed = await tx
