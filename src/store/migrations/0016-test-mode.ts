@@ -21,6 +21,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .addColumn('mode', 'text', (c) => c.notNull().defaultTo('live'))
       .execute();
   }
+  // The supersede invariant, per mode: at most one pending verification per number, workspace and mode (a test
+  // send never supersedes a live code, nor the reverse). The index of 0001 is replaced by its per-mode form.
+  await db.schema.dropIndex('verifications_one_pending').execute();
+  await db.schema
+    .createIndex('verifications_one_pending_per_mode')
+    .on('verifications')
+    .columns(['workspace_id', 'phone', 'mode'])
+    .unique()
+    .where(sql.ref('status'), '=', sql.lit('pending'))
+    .execute();
   await db.schema
     .createTable('test_numbers')
     .addColumn('workspace_id', 'text', (c) => c.notNull())
@@ -34,6 +44,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('test_numbers').execute();
+  await db.schema.dropIndex('verifications_one_pending_per_mode').execute();
+  await db.schema
+    .createIndex('verifications_one_pending')
+    .on('verifications')
+    .columns(['workspace_id', 'phone'])
+    .unique()
+    .where(sql.ref('status'), '=', sql.lit('pending'))
+    .execute();
   for (const table of ['outbox_messages', 'verifications', 'api_keys']) {
     await db.schema.alterTable(table).dropColumn('mode').execute();
   }
