@@ -63,7 +63,9 @@ function rowOf(spec: RowSpec): VerificationsTable {
 
 /** Inserts the rows (in batches) and returns their ids in the order given. */
 export async function insertRows(db: Db, specs: RowSpec[]): Promise<string[]> {
-  const rows = specs.map(rowOf);
+  // One batch names the same columns in every row: where any row has a mode, every row says its own.
+  const anyMode = specs.some((spec) => spec.mode !== undefined);
+  const rows = specs.map((spec) => rowOf(anyMode ? { ...spec, mode: spec.mode ?? 'live' } : spec));
   for (let i = 0; i < rows.length; i += 200) {
     await db
       .insertInto('verifications')

@@ -28,7 +28,9 @@ async function migratedFile(path: string): Promise<void> {
  * parent), bigint columns BIG, other integers 1; `extra` more rows in `verification_events`.
  */
 /** Columns a CHECK constrains, with values it accepts (a key's mode is the one its prefix names). */
-const CHECKED: Record<string, Record<string, string>> = { api_keys: { prefix: 'pv_live_odd1', mode: 'live' } };
+const CHECKED: Record<string, Record<string, string>> = {
+  api_keys: { prefix: 'pv_live_odd1', mode: 'live' },
+};
 
 function seedEveryTable(path: string, extra = 0): void {
   const db = new SQLite(path);
