@@ -23,7 +23,7 @@ const SETTINGS = '/dashboard/settings';
 
 const shownKey = (html: string) => /<input[^>]*id="new-api-key"[^>]*value="([^"]+)"/.exec(html)?.[1];
 const toggle = (html: string) => /<a href="([^"]*)" role="switch" aria-checked="(true|false)"/.exec(html);
-const unescape = (href: string) => href.replaceAll('&amp;', '&');
+const hrefOf = (href: string) => href.replaceAll('&amp;', '&');
 
 describe('dashboard: test mode', () => {
   let t: TestApp;
@@ -95,20 +95,20 @@ describe('dashboard: test mode', () => {
     assert.equal(plain.body.includes(testOne.id), false);
     const off = toggle(plain.body);
     assert.equal(off?.[2], 'false');
-    assert.equal(unescape(off?.[1] ?? ''), `${LOG}?mode=test`);
+    assert.equal(hrefOf(off?.[1] ?? ''), `${LOG}?mode=test`);
 
     const tested = await browser.get(`${LOG}?mode=test`);
     assert.ok(tested.body.includes(testOne.id));
     assert.equal(tested.body.includes(liveOne.id), false);
     assert.match(tested.body, /Showing <strong>test data<\/strong>/);
     assert.equal(toggle(tested.body)?.[2], 'true');
-    assert.equal(unescape(toggle(tested.body)?.[1] ?? ''), LOG);
+    assert.equal(hrefOf(toggle(tested.body)?.[1] ?? ''), LOG);
     // The filter form keeps the mode, and filters apply within it.
     assert.match(tested.body, /<input type="hidden" name="mode" value="test"\/?>/);
     const filtered = await browser.get(`${LOG}?mode=test&status=pending&channel=voice`);
     assert.ok(filtered.body.includes(testOne.id));
     assert.equal(
-      unescape(toggle(filtered.body)?.[1] ?? ''),
+      hrefOf(toggle(filtered.body)?.[1] ?? ''),
       `${LOG}?status=pending&channel=voice`,
       'the toggle keeps the filters',
     );
@@ -167,7 +167,7 @@ describe('dashboard: test mode', () => {
     assert.equal(testStats.totals.sends, 3);
     const plain = await reader.get('/dashboard?period=day');
     assert.equal(toggle(plain.body)?.[2], 'false');
-    assert.equal(unescape(toggle(plain.body)?.[1] ?? ''), '/dashboard?period=day&mode=test');
+    assert.equal(hrefOf(toggle(plain.body)?.[1] ?? ''), '/dashboard?period=day&mode=test');
     const tested = await reader.get('/dashboard?period=week&mode=test');
     assert.equal(toggle(tested.body)?.[2], 'true');
     assert.match(tested.body, /Showing <strong>test data<\/strong>/);
