@@ -43,7 +43,8 @@ export async function findConversions(db: Db, p: { since: number }): Promise<Ran
         coalesce(s.conversion_percent, ${FRAUD_DEFAULTS.conversion_percent}) AS percent
       FROM verifications v
       LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
-      WHERE v.created_at > ${p.since} AND v.status <> 'pending'
+      -- Live sends only: a test key's codes reach nobody, so they say nothing of a range (docs/api.md, "Test mode").
+      WHERE v.created_at > ${p.since} AND v.status <> 'pending' AND v.mode = 'live'
     ),
     ranked AS (
       SELECT f.*, ROW_NUMBER() OVER (
@@ -103,7 +104,7 @@ export async function findCountryConversions(db: Db, p: { since: number }): Prom
         coalesce(s.country_conversion_percent, ${FRAUD_DEFAULTS.country_conversion_percent}) AS percent
       FROM verifications v
       LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
-      WHERE v.created_at > ${p.since} AND v.status <> 'pending'
+      WHERE v.created_at > ${p.since} AND v.status <> 'pending' AND v.mode = 'live'
         -- Prefixes are + and digits only (rules.ts): plain comparison of the number's start is exact.
         AND NOT EXISTS (SELECT 1 FROM fraud_allow a WHERE a.workspace_id = v.workspace_id
           AND a.prefix = substr(v.phone, 1, length(a.prefix)))

@@ -13,6 +13,7 @@ import type { Check, Problem, Verification } from '../helpers/api-types.js';
 import { type Client, client, codeFor, json, seedWorkspace, type TestApp } from '../helpers/app.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { assertProblem, clockedApp, sendOk, wrongCode } from '../helpers/verification.js';
+import { insertRows } from '../helpers/verification-rows.js';
 import { hookedApp, messageRows } from '../webhooks/helpers.js';
 
 /** The answer to an id the key must not see: exactly the 404 of an unknown id (request_id aside). */
@@ -310,6 +311,21 @@ describe('test mode and the live abuse controls', () => {
       refusals.map((r) => r.phone),
       ['+61412340208'],
     );
+  });
+
+  test('test sends are no evidence for the conversion signal: only live ranges are judged', async () => {
+    const now = t.services.clock.now();
+    const rows = (range: string, mode: 'live' | 'test') =>
+      Array.from({ length: 60 }, (_, i) => ({
+        workspaceId,
+        phone: `${range}${String(i).padStart(3, '0')}`,
+        createdAt: now - 3_600_000 + i * 1000,
+        status: 'expired' as const,
+        mode,
+      }));
+    // Sixty codes never verified in each range: the test range's say nothing, the live range's block it.
+    await insertRows(t.store.db, [...rows('+61417770', 'test'), ...rows('+61418880', 'live')]);
+    assert.deepEqual(await t.services.fraud.judgeConversion(), [{ workspaceId, range: '+61418880' }]);
   });
 
   test("test checks' wrong codes never hold a live number's failed-guess ceiling", async () => {
