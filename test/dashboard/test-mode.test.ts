@@ -126,10 +126,12 @@ describe('dashboard: test mode', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /badge badge-mode-test/);
     assert.match(page.body, /Delivered to the test outbox \(test mode: no carrier was used/);
+    assert.match(page.body, /It was sent with a <strong>test key<\/strong>: test codes go to the/);
     assert.match(page.body, /href="\/dashboard\/verifications\?mode=test"/);
     const liveOne = await sendOk(live, { phone: '+61412344004' });
     const livePage = await browser.get(`${LOG}/${liveOne.id}`);
     assert.equal(livePage.body.includes('badge-mode-test'), false);
+    assert.equal(livePage.body.includes('sent with a <strong>test key'), false);
     assert.match(livePage.body, /Handed over to the development provider/);
   });
 

@@ -5,7 +5,7 @@ import { TEST_PROVIDER_NAME } from '../../delivery/dev-provider.js';
 import type { TimelineEvent } from '../../timeline/timeline.js';
 import { diagnoseDelivery, type Finding } from '../../verification/diagnosis.js';
 import type { VerificationRecord } from '../../verification/service.js';
-import { Layout } from '../layout.js';
+import { BASE, Layout } from '../layout.js';
 import type { Page } from '../render.js';
 import {
   Badge,
@@ -162,6 +162,14 @@ function describeFinding(f: Finding): Child {
       );
     case 'unexplained':
       return 'Nothing in the record explains it: check the number with the user.';
+    case 'test_mode':
+      return (
+        <>
+          It was sent with a <strong>test key</strong>: test codes go to the{' '}
+          <a href={`${BASE}/inbox?mode=test`}>test inbox</a> only and never reach a phone. Use a live key for
+          real users.
+        </>
+      );
   }
 }
 
