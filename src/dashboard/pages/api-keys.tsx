@@ -196,6 +196,15 @@ const CreateForm: FC<{ csrf: string; values: FormValues; full: boolean; error?: 
           />
         </label>
         <small id="key-name-hint">Say where the key is used, so you know which one to revoke later.</small>
+        <fieldset>
+          <legend>Scopes</legend>
+          {SCOPES.map((scope) => (
+            <label>
+              <input type="checkbox" name="scopes" value={scope} checked={values.scopes.includes(scope)} />
+              <code>{scope}</code> <span class="muted small">{SCOPE_HINTS[scope] ?? ''}</span>
+            </label>
+          ))}
+        </fieldset>
         <fieldset class="mode-switch">
           <legend>Mode</legend>
           {MODE_CHOICES.map((choice) => (
@@ -211,15 +220,6 @@ const CreateForm: FC<{ csrf: string; values: FormValues; full: boolean; error?: 
               <span class="muted small" id={`key-mode-${choice.mode}`}>
                 {choice.hint}
               </span>
-            </label>
-          ))}
-        </fieldset>
-        <fieldset>
-          <legend>Scopes</legend>
-          {SCOPES.map((scope) => (
-            <label>
-              <input type="checkbox" name="scopes" value={scope} checked={values.scopes.includes(scope)} />
-              <code>{scope}</code> <span class="muted small">{SCOPE_HINTS[scope] ?? ''}</span>
             </label>
           ))}
         </fieldset>
