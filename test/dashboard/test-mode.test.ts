@@ -184,6 +184,7 @@ describe('dashboard: test mode', () => {
     assert.equal(added.statusCode, 302);
     const listed = await browser.get(SETTINGS);
     assert.match(listed.body, /<code>\+61412344100<\/code>[\s\S]*<code>246810<\/code>/);
+    assert.match(listed.body, /action="\/dashboard\/settings\/test-numbers\/remove\?phone=%2B61412344100"/);
     const sent = await sendOk(testApi, { phone: '+61412344100' });
     const checked = await testApi.check({ verification_id: sent.id, code: '246810' });
     assert.equal(checked.json().verified, true);
