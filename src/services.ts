@@ -48,12 +48,15 @@ import { createEmitter } from './webhooks/emit.js';
 import type { Resolve } from './webhooks/sender.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createWorkspaceService, type WorkspaceService } from './workspaces/service.js';
+import { createTestNumbers, type TestNumbers } from './workspaces/test-numbers.js';
 
 export interface Services {
   clock: Clock;
   /** Readiness: the database answers and every migration is applied. */
   health: Health;
   workspaces: WorkspaceService;
+  /** A workspace's test numbers: fixed codes for test keys (docs/api.md, "Test numbers"). */
+  testNumbers: TestNumbers;
   keys: KeyService;
   verifications: VerificationService;
   /** The pumping guard: range blocks, their settings and allow list. */
@@ -255,6 +258,7 @@ export function createServices(deps: {
       },
     },
     workspaces,
+    testNumbers: createTestNumbers({ db, clock, audit, requireWorkspace: workspaces.requireWorkspace }),
     keys,
     verifications,
     fraud,

@@ -5,6 +5,7 @@ import { OPERATOR } from '../audit/actor.js';
 import type { ResealReport } from '../secret-rotation.js';
 import { twilioServiceSid } from '../twilio-api/sids.js';
 import { MAX_TTL_SECONDS } from '../verification/schemas.js';
+import { isMode, MODES, type Mode } from '../vocabulary/modes.js';
 import type { WorkspaceView } from '../workspaces/service.js';
 import { ACCOUNT_COMMANDS } from './account-commands.js';
 import { AUDIT_COMMANDS } from './audit-commands.js';
@@ -24,6 +25,7 @@ import {
   wholeNumber,
 } from './options.js';
 import { printRecord, printTable, UsageError } from './output.js';
+import { TEST_NUMBER_COMMANDS } from './test-number-commands.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 import { WORKSPACE_COMMANDS } from './workspace-commands.js';
 
@@ -38,6 +40,14 @@ async function passwordOf(values: Values): Promise<string> {
   }
   if (inline === undefined) throw new UsageError('--password-stdin (or --password) is required');
   return inline;
+}
+
+/** `--mode`: live or test, said in one line; anything else (odd Unicode, a pasted blob) is not echoed back. */
+function modeOption(values: Values): Mode | undefined {
+  const mode = optional(values, 'mode');
+  if (mode === undefined) return undefined;
+  if (!isMode(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}`);
+  return mode;
 }
 
 /** The longest a code lives: how long codes hashed under a previous secret may still be checked. */
@@ -117,12 +127,14 @@ export const COMMANDS: Record<string, AnyCommand> = {
   'key create': {
     summary: 'make an API key (shown this once)',
     example: 'phone-verify key create --workspace ws_… --name backend --json | jq -r .key',
-    usage: 'key create --workspace WS_ID --name NAME [--scopes otp,…] [--expires-in SECONDS]',
+    usage:
+      'key create --workspace WS_ID --name NAME [--scopes otp,…] [--expires-in SECONDS] [--mode live|test]',
     options: {
       workspace: str,
       name: text('a name to tell the key by (shown in key list and the dashboard)'),
       scopes: text('what the key may do, comma-separated (default otp; "" for none)'),
       'expires-in': text('seconds until the key stops working (default: never)'),
+      mode: text('live (default), or test: a pv_test_… key whose codes never reach a carrier'),
     },
     run: async (s, v) => {
       const scopes = optional(v, 'scopes');
@@ -138,6 +150,7 @@ export const COMMANDS: Record<string, AnyCommand> = {
                   .map((x) => x.trim())
                   .filter(Boolean),
           expiresInSeconds: wholeNumber(v, 'expires-in'),
+          mode: modeOption(v),
         },
         OPERATOR,
       );
@@ -150,6 +163,7 @@ export const COMMANDS: Record<string, AnyCommand> = {
         expires_at: created.expires_at,
         workspace_id: created.workspace_id,
         prefix: created.prefix,
+        mode: created.mode,
       };
     },
     print: (r) => {
@@ -180,6 +194,7 @@ export const COMMANDS: Record<string, AnyCommand> = {
         'id',
         'name',
         'prefix',
+        'mode',
         'scopes',
         'status',
         'created_at',
@@ -246,6 +261,7 @@ export const COMMANDS: Record<string, AnyCommand> = {
   ...AUDIT_COMMANDS,
   ...DB_COMMANDS,
   ...WEBHOOK_COMMANDS,
+  ...TEST_NUMBER_COMMANDS,
   outbox: {
     summary: "the development provider's messages, newest first",
     example: 'phone-verify outbox --to +61412345678 --limit 1',

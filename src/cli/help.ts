@@ -19,7 +19,8 @@ const SERVE = {
 const GROUPS: Record<string, string> = {
   workspace: 'workspaces: the tenants, each with its own keys, numbers, limits and audit trail',
   number: "a workspace's numbers: the senders its codes come from",
-  key: "a workspace's API keys",
+  key: "a workspace's API keys (live, or test: pv_test_…)",
+  'test-number': "a workspace's test numbers: fixed codes for its test keys",
   carrier: "a workspace's carrier accounts (Twilio, Vonage, Telnyx, SMPP)",
   account: 'dashboard operator accounts',
   fraud: "the pumping guard's settings, allow list and blocks",

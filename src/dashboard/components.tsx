@@ -38,3 +38,36 @@ export const Pager: FC<{ newest: string | undefined; older: string | undefined }
       </ul>
     </nav>
   );
+
+/**
+ * The "Test data" toggle of the log, the overview and the inbox: live data unless asked (`mode=test` in the query),
+ * a link to the other side that keeps the page's other parameters, and while on, a banner that says so.
+ */
+export const TestDataToggle: FC<{ test: boolean; href: (test: boolean) => string }> = ({ test, href }) => (
+  <>
+    <p class="test-data-toggle">
+      <a
+        href={href(!test)}
+        role="switch"
+        aria-checked={test ? 'true' : 'false'}
+        title={test ? 'Show live data' : 'Show the data of test keys (pv_test_…)'}
+      >
+        {test ? 'Test data: on' : 'Test data: off'}
+      </a>
+    </p>
+    {test && (
+      <p class="test-data-banner" role="status">
+        Showing <strong>test data</strong>: what test keys (pv_test_…) did. No test code reached a carrier.
+      </p>
+    )}
+  </>
+);
+
+/** The query string `params` with `mode=test` when `test` (and without any mode otherwise). */
+export function withMode(params: URLSearchParams, test: boolean): string {
+  const copy = new URLSearchParams(params);
+  copy.delete('mode');
+  if (test) copy.set('mode', 'test');
+  const qs = copy.toString();
+  return qs ? `?${qs}` : '';
+}

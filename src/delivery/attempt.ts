@@ -78,6 +78,7 @@ function outboundMessage(row: VerificationsTable, from: string, code: string): O
     locale,
     text: smsText(row.brand_name, code),
     voice: voiceScript(row.brand_name, code, locale),
+    mode: row.mode,
   };
 }
 
@@ -220,7 +221,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         emitting,
       );
     }
-    const provider = await providers.providerFor(sender);
+    const provider = await providers.providerFor(sender, row.mode);
     // No code leaves the process before its verification is durable (a crash would leave a code on a phone that
     // no verification knows); a local hand-over commits with it instead.
     if (!provider.local) await deps.committed();

@@ -10,6 +10,8 @@ import type { DeliveryProvider, DeliveryReportSink, HandOver, OutboundMessage } 
 import { toSpokenText, toSsml } from './voice-script.js';
 
 export const DEV_PROVIDER_NAME = 'development';
+/** The provider of every test-mode verification (delivery_provider, the timeline): the outbox, never a carrier. */
+export const TEST_PROVIDER_NAME = 'test';
 const REJECT_SUFFIX = '0999';
 const FAIL_LATER_SUFFIX = '0998';
 export const LATE_FAILURE_DELAY_MS = 1000;
@@ -17,6 +19,15 @@ export const LATE_FAILURE_DELAY_MS = 1000;
 export interface DevProvider extends DeliveryProvider {
   /** Applies the simulated failure reports that are due; the sweeper calls it too, so none is lost. */
   applyDueReports(): Promise<number>;
+}
+
+/**
+ * The test outbox: the development provider under its own name, for test-mode codes (docs/api.md, "Test mode").
+ * It writes the outbox alone (the …0999 and …0998 destinations behave as they do there), and names itself so
+ * the verification and its timeline say truthfully where the code went.
+ */
+export function testOutboxProvider(dev: DeliveryProvider): DeliveryProvider {
+  return { name: TEST_PROVIDER_NAME, local: true, send: (message) => dev.send(message) };
 }
 
 export function createDevProvider(deps: { db: Db; clock: Clock; reports: DeliveryReportSink }): DevProvider {
@@ -69,6 +80,7 @@ export function createDevProvider(deps: { db: Db; clock: Clock; reports: Deliver
         report_due_at: failsLater ? now + LATE_FAILURE_DELAY_MS : null,
         report_applied: 0,
         seq: nextStamp(),
+        mode: message.mode,
       });
       if (failsLater) {
         setTimeout(() => void applyDueReports().catch(() => {}), LATE_FAILURE_DELAY_MS + 50).unref();

@@ -2,6 +2,7 @@
 import type { Db } from '../store/database.js';
 import { preparedInsert } from '../store/prepared.js';
 import type { OutboxMessagesTable } from '../store/tables.js';
+import type { Mode } from '../vocabulary/modes.js';
 
 export type OutboxRow = OutboxMessagesTable;
 
@@ -16,6 +17,8 @@ export interface OutboxFilter {
   toDigits?: string;
   /** Only messages older than this one (its seq): the inbox's older pages. */
   beforeSeq?: number;
+  /** Only messages of this mode (the inbox: live unless its "Test data" toggle asks); both when absent (the CLI). */
+  mode?: Mode;
   limit: number;
 }
 
@@ -28,6 +31,7 @@ export function listMessages(db: Db, filter: OutboxFilter): Promise<OutboxRow[]>
     query = query.where('to_number', 'like', `%${filter.toDigits}%`);
   }
   if (filter.beforeSeq !== undefined) query = query.where('seq', '<', filter.beforeSeq);
+  if (filter.mode) query = query.where('mode', '=', filter.mode);
   return query.orderBy('seq', 'desc').limit(filter.limit).execute();
 }
 

@@ -2,6 +2,7 @@
 import { toTimestamp } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/database.js';
+import type { Mode } from '../vocabulary/modes.js';
 import { parsePhone } from '../workspaces/phone-number.js';
 import * as outbox from './outbox-repository.js';
 
@@ -25,6 +26,8 @@ export interface OutboxFilter {
   toDigits?: string;
   /** One workspace's messages; without it, every workspace's (the operator's `outbox` command). */
   workspaceId?: string;
+  /** One mode's messages (the dashboard's inbox); without it, both (the `outbox` command). */
+  mode?: Mode;
   limit?: number;
 }
 
@@ -47,6 +50,7 @@ async function readOutbox(
     to,
     toDigits: filter.toDigits,
     workspaceId: filter.workspaceId,
+    mode: filter.mode,
     beforeSeq: filter.beforeSeq,
     limit,
   });

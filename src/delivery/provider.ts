@@ -1,6 +1,7 @@
 // The provider interface: everything the verification logic knows of delivery. Carrier adapters implement
 // it; the development provider (dev-provider.ts) is the default.
 import type { Channel } from '../vocabulary/channels.js';
+import type { Mode } from '../vocabulary/modes.js';
 import type { NumberRow } from '../workspaces/repository.js';
 import type { DeliveryErrorCode } from './error-codes.js';
 import type { VoiceScript } from './voice-script.js';
@@ -19,6 +20,8 @@ export interface OutboundMessage {
   text: string;
   /** The call's script (channel voice). */
   voice: VoiceScript;
+  /** The verification's mode: a test-mode message only ever reaches the outbox (router.ts). */
+  mode: Mode;
 }
 
 /**
@@ -72,7 +75,10 @@ export interface DeliveryProvider {
   send(message: OutboundMessage): Promise<HandOver>;
 }
 
-/** Picks the provider for a sender number: its carrier account's adapter, else the development provider. */
+/**
+ * Picks the provider for a sender number: its carrier account's adapter, else the development provider; for a
+ * test-mode verification the test outbox whatever the number's carrier (default mode: live).
+ */
 export interface ProviderRouter {
-  providerFor(sender: NumberRow): Promise<DeliveryProvider>;
+  providerFor(sender: NumberRow, mode?: Mode): Promise<DeliveryProvider>;
 }

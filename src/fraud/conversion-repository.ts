@@ -66,7 +66,9 @@ async function findBy(db: Db, since: number, signal: Signal): Promise<Counted[]>
         ${signal.sends} AS sends, ${signal.percent} AS percent
       FROM verifications v
       LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
-      WHERE v.created_at > ${since} AND v.status <> 'pending' AND NOT (${signal.excludeSend})
+      -- Live sends only: a test key's codes reach nobody, so they say nothing of a range or a country (docs/api.md,
+      -- "Test mode").
+      WHERE v.created_at > ${since} AND v.status <> 'pending' AND v.mode = 'live' AND NOT (${signal.excludeSend})
     ),
     ranked AS (
       SELECT f.*, ROW_NUMBER() OVER (

@@ -26,7 +26,7 @@ with input as (
 ),
 k as (
   select input.ord, input.req_window,
-    a.id, a.name, a.workspace_id, a.scopes, a.expires_at, a.revoked_at, a.last_used_at,
+    a.id, a.name, a.workspace_id, a.scopes, a.expires_at, a.revoked_at, a.last_used_at, a.mode,
     w.name as workspace_name, w.allowed_countries, w.send_limit, w.send_window_seconds, w.request_limit_per_minute,
     w.guess_limit, w.guess_window_seconds, w.webhook_endpoints,
     (a.revoked_at is null and (a.expires_at is null or a.expires_at > input.at)

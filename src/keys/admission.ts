@@ -39,6 +39,7 @@ function keyLookup(qc: QueryCreator<Database>, keyHash: string) {
         'api_keys.expires_at',
         'api_keys.revoked_at',
         'api_keys.last_used_at',
+        'api_keys.mode',
         ofWorkspace('name').$notNull().as('workspace_name'),
         ofWorkspace('allowed_countries').as('allowed_countries'),
         ofWorkspace('send_limit').$notNull().as('send_limit'),

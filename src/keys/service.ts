@@ -6,6 +6,7 @@ import { type Clock, toTimestamp } from '../clock.js';
 import { AppError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
+import { isMode, MODES, type Mode } from '../vocabulary/modes.js';
 import type { RequestColumn, WorkspaceRow } from '../workspaces/repository.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import { admit } from './admission.js';
@@ -22,6 +23,8 @@ export interface KeyView {
   name: string;
   prefix: string;
   scopes: string[];
+  /** live, or test: the key's verifications never reach a carrier (docs/api.md, "Test mode"). */
+  mode: Mode;
   status: 'active' | 'revoked' | 'expired';
   created_at: string;
   expires_at: string | null;
@@ -43,6 +46,8 @@ export interface Principal {
   workspaceId: string;
   scopes: readonly string[];
   requestLimitPerMinute: number;
+  /** The key's mode, read with it: every verification it sends, reads, checks or cancels is of this mode. */
+  mode: Mode;
   workspace: PrincipalWorkspace;
 }
 
@@ -61,6 +66,7 @@ export function presentKey(row: repo.KeyRow, now: number): KeyView {
     name: row.name,
     prefix: row.prefix,
     scopes: JSON.parse(row.scopes) as string[],
+    mode: row.mode,
     status: keyStatus(row, now),
     created_at: toTimestamp(row.created_at),
     expires_at: stamp(row.expires_at),
@@ -87,6 +93,8 @@ export function createKeyService(deps: {
         name: string;
         scopes?: readonly string[];
         expiresInSeconds?: number;
+        /** live (the default) or test. */
+        mode?: string;
       },
       by: Actor,
     ): Promise<CreatedKey> {
@@ -106,8 +114,10 @@ export function createKeyService(deps: {
       if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) {
         throw invalidField('expires_in', 'must be a whole number of seconds greater than 0');
       }
+      const mode = input.mode ?? 'live';
+      if (!isMode(mode)) throw invalidField('mode', `must be one of ${MODES.join(', ')}`);
       await workspaces.requireWorkspace(input.workspaceId);
-      const key = generateKey();
+      const key = generateKey(mode);
       const now = clock.now();
       const row: repo.KeyRow = {
         id: newId('key'),
@@ -120,6 +130,7 @@ export function createKeyService(deps: {
         expires_at: ttl === undefined ? null : now + ttl * 1000,
         revoked_at: null,
         last_used_at: null,
+        mode,
       };
       // Count and insert under the workspace's lock: concurrent creations cannot pass the limit together.
       await db.transaction().execute(async (tx) => {
@@ -139,6 +150,7 @@ export function createKeyService(deps: {
             name,
             prefix: row.prefix,
             scopes,
+            mode,
             expires_at: stamp(row.expires_at),
           },
         });
@@ -192,7 +204,10 @@ export function createKeyService(deps: {
       windowStart: number,
     ): Promise<{ principal: Principal; requestCount: number | undefined }> {
       if (!isWellFormedKey(key)) {
-        throw new AppError('malformed_api_key', `The API key is not in the expected shape (pv_live_…).`);
+        throw new AppError(
+          'malformed_api_key',
+          `The API key is not in the expected shape (pv_live_… or pv_test_…).`,
+        );
       }
       const now = clock.now();
       const row = await admit(db, { keyHash: hashKey(key), now, windowStart, scope });
@@ -207,6 +222,7 @@ export function createKeyService(deps: {
         workspaceId: row.workspace_id,
         scopes: JSON.parse(row.scopes) as string[],
         requestLimitPerMinute: row.request_limit_per_minute,
+        mode: row.mode,
         workspace: {
           id: row.workspace_id,
           name: row.workspace_name,

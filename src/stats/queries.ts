@@ -4,11 +4,14 @@
 // inlined as a literal (a bound parameter may arrive as a float in SQLite), and substr/case/sum exist in both.
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import type { Mode } from '../vocabulary/modes.js';
 
 export interface Window {
   workspaceId: string;
   since: number;
   until: number;
+  /** Live data, or the test data the dashboard's toggle asks for: never both. */
+  mode: Mode;
 }
 
 /** Sends, and how many of them are in each status: every send is exactly one of the six. */
@@ -44,7 +47,8 @@ function inWindow(db: Db, window: Window) {
     .selectFrom('verifications')
     .where('workspace_id', '=', window.workspaceId)
     .where('created_at', '>=', window.since)
-    .where('created_at', '<=', window.until);
+    .where('created_at', '<=', window.until)
+    .where('mode', '=', window.mode);
 }
 
 // PostgreSQL's count and sum are bigint; the store parses bigint to number, and Number() keeps SQLite alike.

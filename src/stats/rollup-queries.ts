@@ -16,7 +16,10 @@ const secondsIfVerified = sql<
   number | null
 >`case when status = 'verified' and verified_at is not null then ${verifySeconds} end`;
 
-/** Every workspace's verifications created in the hour starting at `hour`, as roll-up rows. */
+/**
+ * Every workspace's live verifications created in the hour starting at `hour`, as roll-up rows. The roll-ups are
+ * live data only: the overview's test data (small: a customer's test suites) is read from the raw rows.
+ */
 export async function aggregateHour(db: Db, hour: number): Promise<RollupRow[]> {
   const groups = await db
     .selectFrom('verifications')
@@ -30,6 +33,7 @@ export async function aggregateHour(db: Db, hour: number): Promise<RollupRow[]> 
     ])
     .where('created_at', '>=', hour)
     .where('created_at', '<', hour + HOUR_MS)
+    .where('mode', '=', sql.lit('live'))
     .groupBy(['workspace_id', 'channel', 'country', unknownCountryPrefix, secondsIfVerified])
     .execute();
   // One row per workspace, channel and destination; its histogram gathers the groups that differ by seconds.

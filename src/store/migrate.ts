@@ -16,6 +16,7 @@ import * as refusedSendsAndCountries from './migrations/0012-refused-sends-and-c
 import * as webhooks from './migrations/0013-webhooks.js';
 import * as rollupStatuses from './migrations/0014-rollup-statuses.js';
 import * as twilioSidIndex from './migrations/0015-twilio-sid-index.js';
+import * as testMode from './migrations/0016-test-mode.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-webhooks': webhooks,
   '0014-rollup-statuses': rollupStatuses,
   '0015-twilio-sid-index': twilioSidIndex,
+  '0016-test-mode': testMode,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

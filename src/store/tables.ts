@@ -6,6 +6,7 @@ import type { AuditAction } from '../vocabulary/audit-actions.js';
 import type { Channel } from '../vocabulary/channels.js';
 import type { Country } from '../vocabulary/countries.js';
 import type { EventKind } from '../vocabulary/event-kinds.js';
+import type { Mode } from '../vocabulary/modes.js';
 import type { NumberType } from '../vocabulary/number-types.js';
 import type { Status } from '../vocabulary/statuses.js';
 import type { WebhookEventType } from '../vocabulary/webhook-events.js';
@@ -66,6 +67,8 @@ export interface ApiKeysTable {
   expires_at: number | null;
   revoked_at: number | null;
   last_used_at: number | null;
+  /** The mode its prefix names (pv_live_ / pv_test_): a CHECK holds the two together. */
+  mode: Mode;
 }
 
 export interface VerificationsTable {
@@ -95,6 +98,8 @@ export interface VerificationsTable {
   seq: number;
   /** The destination's country (ISO code); null on rows written before it was kept. */
   country: Country | null;
+  /** The mode of the key that sent it: a key of the other mode finds it nowhere. */
+  mode: Mode;
 }
 
 export interface PhoneLocksTable {
@@ -134,6 +139,17 @@ export interface OutboxMessagesTable {
   report_applied: number;
   /** Monotonic order of creation (clock.ts monotonicStamp), for "newest first". */
   seq: number;
+  /** The verification's mode: the dashboard's inbox shows test messages only when asked. */
+  mode: Mode;
+}
+
+/** A workspace's test number: a test key's send to it makes a verification whose code is `code`. */
+export interface TestNumbersTable {
+  workspace_id: string;
+  /** E.164. */
+  phone: string;
+  code: string;
+  created_at: number;
 }
 
 export interface UsersTable {
@@ -370,6 +386,7 @@ export interface Database {
   request_counters: RequestCountersTable;
   guess_failures: GuessFailuresTable;
   outbox_messages: OutboxMessagesTable;
+  test_numbers: TestNumbersTable;
   users: UsersTable;
   memberships: MembershipsTable;
   sessions: SessionsTable;

@@ -31,7 +31,9 @@ export type Finding =
       validForMs: number;
     }
   /** Nothing in the record explains it. */
-  | { kind: 'unexplained' };
+  | { kind: 'unexplained' }
+  /** Sent with a test key: by design it went to the test outbox, never to a phone. */
+  | { kind: 'test_mode' };
 
 /** The findings, most telling first; never empty. */
 export function diagnoseDelivery(record: VerificationRecord, now: number): Finding[] {
@@ -40,7 +42,8 @@ export function diagnoseDelivery(record: VerificationRecord, now: number): Findi
   if (v.status === 'verified' && v.verified_at !== null) {
     return [{ kind: 'verified', at: v.verified_at, attempts: v.attempts }];
   }
-  const findings: Finding[] = [];
+  // A test code never reaches a phone: that is the first thing to say of it, whatever else the record holds.
+  const findings: Finding[] = v.mode === 'test' ? [{ kind: 'test_mode' }] : [];
   const gaveUp = find('gave_up');
   if (gaveUp) {
     findings.push({ kind: 'carrier_unreachable', attempts: String(gaveUp.detail.attempts) });

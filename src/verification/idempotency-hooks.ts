@@ -98,8 +98,8 @@ export function idempotencyHooks(idempotency: Idempotency) {
         done();
         return;
       }
-      const workspaceId = principalOf(request).workspaceId;
-      idempotency.begin(workspaceId, keyed.key, keyed.hash.digest('hex')).then((begun) => {
+      const { workspaceId, mode } = principalOf(request);
+      idempotency.begin(workspaceId, keyed.key, keyed.hash.digest('hex'), mode).then((begun) => {
         if ('claim' in begun) {
           claims.set(request, begun.claim);
           done();

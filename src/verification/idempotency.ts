@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { newToken } from '../ids.js';
 import type { Db } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
+import type { Mode } from '../vocabulary/modes.js';
 
 /** How long a key is remembered, from the request that took it. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
@@ -32,6 +33,15 @@ export interface StoredAnswer {
 }
 
 export type Begun = { claim: Claim } | { replay: StoredAnswer };
+
+/**
+ * The key as stored: a test key's sends keep their keys apart from the live ones (a test request must never
+ * replay a live answer, nor the reverse). A header's key never begins with a space (IDEMPOTENCY_KEY_PATTERN), so
+ * no live key can take the form of a test one.
+ */
+export function storedKey(key: string, mode: Mode): string {
+  return mode === 'live' ? key : ` test ${key}`;
+}
 
 // Of any set of requests with one key, at most one gets a row back: the first insert, or the takeover of a key
 // whose holder's lease ran out or whose 24 hours are over, is one atomic statement.
@@ -150,7 +160,13 @@ export function createIdempotency(deps: {
      * answer (same request), 422 idempotency_key_reused (another request), 409 idempotency_key_in_use (its first
      * request is still running).
      */
-    async begin(workspaceId: string, key: string, requestHash: string): Promise<Begun> {
+    async begin(
+      workspaceId: string,
+      given: string,
+      requestHash: string,
+      mode: Mode = 'live',
+    ): Promise<Begun> {
+      const key = storedKey(given, mode);
       for (let i = 0; i < TRIES; i++) {
         const now = clock.now();
         const token = newToken();

@@ -53,6 +53,8 @@ export const COLUMNS = [
   'delivery_ok',
   'error_code',
   'expires_at',
+  // The mode condition of the scope applies to a subset's rows too.
+  'mode',
 ] as const;
 
 export function effectiveStatus(now: number) {

@@ -6,6 +6,7 @@ import { type SqlBool, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { CHANNELS, type Channel } from '../vocabulary/channels.js';
+import { type Mode, modeOfQuery } from '../vocabulary/modes.js';
 import { STATUSES, type Status } from '../vocabulary/statuses.js';
 import { splitNumber } from '../workspaces/phone-number.js';
 import { listNumbers } from '../workspaces/repository.js';
@@ -29,6 +30,8 @@ export interface LogFilter {
   to: string;
   /** Where the page starts: the cursor of the last row of the newer page; '' for the newest. */
   before: string;
+  /** Live data unless the page's "Test data" toggle asks for test data (`mode=test`). */
+  mode: Mode;
 }
 
 /** The log's status of a refused send. */
@@ -63,6 +66,7 @@ export function parseLogFilter(query: Record<string, unknown> | undefined): LogF
     from: date('from'),
     to: date('to'),
     before: CURSOR.test(text('before')) ? text('before') : '',
+    mode: modeOfQuery(query),
   };
 }
 
@@ -78,7 +82,8 @@ function scopeOf(workspaceId: string, filter: LogFilter, now: number): Scope {
     const at = Number(cursor[1]);
     window.push(sql<SqlBool>`(created_at < ${at} OR (created_at = ${at} AND id < ${cursor[2]}))`);
   }
-  const rows = [];
+  // Test and live verifications are never listed together.
+  const rows = [sql<SqlBool>`mode = ${filter.mode}`];
   if (filter.status && filter.status !== REFUSED) {
     rows.push(sql<SqlBool>`${effectiveStatus(now)} = ${filter.status}`);
   }
@@ -101,12 +106,13 @@ export async function listLog(
   const scope = scopeOf(workspaceId, filter, now);
   const [verified, refused] = await Promise.all([
     filter.status === REFUSED ? undefined : listVerifications(db, scope, now, phone, limits),
-    filter.status === '' || filter.status === REFUSED
+    // Refused sends are live only: test sends record none (verification/service.ts).
+    filter.mode === 'live' && (filter.status === '' || filter.status === REFUSED)
       ? listRefused(db, scope, filter.channel, phone, limits)
       : undefined,
   ]);
   if (verified && refused) return mergePages(verified, refused);
-  return (verified ?? refused) as LogPage;
+  return verified ?? refused ?? { rows: [], older: null, incomplete: false };
 }
 
 function listVerifications(

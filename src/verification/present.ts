@@ -23,6 +23,7 @@ export function presentVerification(row: VerificationRow): Verification {
       error_message: row.error_message,
     },
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    mode: row.mode,
   };
 }
 

@@ -4,34 +4,57 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { VerificationsTable } from '../store/tables.js';
+import type { Mode } from '../vocabulary/modes.js';
 import type { Status } from '../vocabulary/statuses.js';
 
 export type VerificationRow = VerificationsTable;
 
 export const insertVerification = preparedInsert('verifications');
 
-const byId = prepared((db, p: { workspaceId: string; id: string }) =>
-  db.selectFrom('verifications').selectAll().where('id', '=', p.id).where('workspace_id', '=', p.workspaceId),
+// Every read by an API key names the key's mode: a verification of the other mode is not found, exactly like an
+// unknown id (test-mode and live verifications never meet).
+const byId = prepared((db, p: { workspaceId: string; id: string; mode: Mode }) =>
+  db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('id', '=', p.id)
+    .where('workspace_id', '=', p.workspaceId)
+    .where('mode', '=', p.mode),
 );
 
 export async function findVerification(
   db: Db,
   workspaceId: string,
   id: string,
+  mode: Mode,
 ): Promise<VerificationRow | undefined> {
-  return (await byId(db, { workspaceId, id })).rows[0];
+  return (await byId(db, { workspaceId, id, mode })).rows[0];
+}
+
+/** The dashboard's read (it shows either mode, and says which): no mode in the condition. */
+const byIdEitherMode = prepared((db, p: { workspaceId: string; id: string }) =>
+  db.selectFrom('verifications').selectAll().where('id', '=', p.id).where('workspace_id', '=', p.workspaceId),
+);
+
+export async function findVerificationEitherMode(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<VerificationRow | undefined> {
+  return (await byIdEitherMode(db, { workspaceId, id })).rows[0];
 }
 
 /**
  * The id of the workspace's verification whose id begins `ver_` + `prefix` (21 characters: what a Twilio VE SID
  * stands for, src/twilio-api/sids.ts), through the expression index of migration 0015: the same expression here.
  */
-const byIdPrefix = prepared((db, p: { workspaceId: string; prefix: string }) =>
+const byIdPrefix = prepared((db, p: { workspaceId: string; prefix: string; mode: Mode }) =>
   db
     .selectFrom('verifications')
     .select('id')
     .where(sql<string>`substr(id, 5, 21)`, '=', p.prefix)
     .where('workspace_id', '=', p.workspaceId)
+    .where('mode', '=', p.mode)
     .limit(1),
 );
 
@@ -39,17 +62,19 @@ export async function findIdByPrefix(
   db: Db,
   workspaceId: string,
   prefix: string,
+  mode: Mode,
 ): Promise<string | undefined> {
-  return (await byIdPrefix(db, { workspaceId, prefix })).rows[0]?.id;
+  return (await byIdPrefix(db, { workspaceId, prefix, mode })).rows[0]?.id;
 }
 
 /** The number's pending verification where there is one, else its newest. */
-const byPhone = prepared((db, p: { workspaceId: string; phone: string }) =>
+const byPhone = prepared((db, p: { workspaceId: string; phone: string; mode: Mode }) =>
   db
     .selectFrom('verifications')
     .selectAll()
     .where('workspace_id', '=', p.workspaceId)
     .where('phone', '=', p.phone)
+    .where('mode', '=', p.mode)
     .orderBy(sql`CASE WHEN status = 'pending' THEN 0 ELSE 1 END`)
     .orderBy('seq', 'desc')
     .limit(1),
@@ -59,8 +84,9 @@ export async function findForPhone(
   db: Db,
   workspaceId: string,
   phone: string,
+  mode: Mode,
 ): Promise<VerificationRow | undefined> {
-  return (await byPhone(db, { workspaceId, phone })).rows[0];
+  return (await byPhone(db, { workspaceId, phone, mode })).rows[0];
 }
 
 /**
@@ -100,24 +126,27 @@ export async function lockPhone(db: Db, workspaceId: string, phone: string, now:
   return row.seq;
 }
 
-/** Creation times of the number's verifications since `since`, oldest first (for the send limit). */
+/** Creation times of the number's verifications of `mode` since `since`, oldest first (for the send limit). */
 export async function sendTimesSince(
   db: Db,
   workspaceId: string,
   phone: string,
   since: number,
+  mode: Mode,
 ): Promise<number[]> {
-  const { rows } = await sendTimes(db, { workspaceId, phone, since });
+  const { rows } = await sendTimes(db, { workspaceId, phone, since, mode });
   return rows.map((r) => r.created_at);
 }
 
-const sendTimes = prepared((db, p: { workspaceId: string; phone: string; since: number }) =>
+// The send limit is per mode: a test suite's sends never use up a real number's live sends, nor the reverse.
+const sendTimes = prepared((db, p: { workspaceId: string; phone: string; since: number; mode: Mode }) =>
   db
     .selectFrom('verifications')
     .select('created_at')
     .where('workspace_id', '=', p.workspaceId)
     .where('phone', '=', p.phone)
     .where('created_at', '>', p.since)
+    .where('mode', '=', p.mode)
     .orderBy('created_at'),
 );
 
@@ -128,20 +157,24 @@ export interface SupersededRow {
   expires_at: number;
 }
 
+/** What a supersede names: the number, in the workspace, in the send's mode (one pending code per mode). */
+type SupersedeInputs = {
+  workspaceId: string;
+  phone: string;
+  now: number;
+  mode: Mode;
+};
+
 /**
- * Supersede: the number's pending code dies (or is recorded expired, if its time had already run out).
- * Returns the rows it changed, so each gets its timeline event.
+ * Supersede: the number's pending code of the send's mode dies (or is recorded expired, if its time had already
+ * run out); a test send never touches a live code, nor the reverse. Returns the rows it changed, so each gets its
+ * timeline event.
  */
-export async function supersedePending(
-  db: Db,
-  workspaceId: string,
-  phone: string,
-  now: number,
-): Promise<SupersededRow[]> {
-  return (await supersede(db, { workspaceId, phone, now })).rows;
+export async function supersedePending(db: Db, p: SupersedeInputs): Promise<SupersededRow[]> {
+  return (await supersede(db, p)).rows;
 }
 
-function supersedeWhere(db: Db, p: { workspaceId: string; phone: string; now: number }) {
+function supersedeWhere(db: Db, p: SupersedeInputs) {
   return (
     db
       .updateTable('verifications')
@@ -151,25 +184,19 @@ function supersedeWhere(db: Db, p: { workspaceId: string; phone: string; now: nu
       })
       .where('workspace_id', '=', p.workspaceId)
       .where('phone', '=', p.phone)
+      .where('mode', '=', p.mode)
       // A literal, not a parameter: the planner then takes the partial index of pending codes (six times faster).
       .where('status', '=', sql.lit<Status>('pending'))
   );
 }
-const supersede = prepared((db, p: { workspaceId: string; phone: string; now: number }) =>
+const supersede = prepared((db, p: SupersedeInputs) =>
   supersedeWhere(db, p).returning(['id', 'status', 'expires_at']),
 );
-const supersedeRows = prepared((db, p: { workspaceId: string; phone: string; now: number }) =>
-  supersedeWhere(db, p).returningAll(),
-);
+const supersedeRows = prepared((db, p: SupersedeInputs) => supersedeWhere(db, p).returningAll());
 
 /** supersedePending returning the whole rows, for a workspace whose changes emit webhook events. */
-export async function supersedePendingRows(
-  db: Db,
-  workspaceId: string,
-  phone: string,
-  now: number,
-): Promise<VerificationRow[]> {
-  return (await supersedeRows(db, { workspaceId, phone, now })).rows;
+export async function supersedePendingRows(db: Db, p: SupersedeInputs): Promise<VerificationRow[]> {
+  return (await supersedeRows(db, p)).rows;
 }
 
 /**

@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import { ref } from '../http/named-schema.js';
 import { CHANNELS } from '../vocabulary/channels.js';
 import { SUPPORTED_COUNTRIES } from '../vocabulary/countries.js';
+import { MODES } from '../vocabulary/modes.js';
 import { STATUSES } from '../vocabulary/statuses.js';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, milliseconds' });
@@ -35,6 +36,7 @@ export const VERIFICATION_EXAMPLE = {
   created_at: '2026-11-24T22:10:00.000Z',
   delivery: EXAMPLE_DELIVERY,
   metadata: { user_id: 'u_1234' },
+  mode: 'live',
 };
 
 export const Delivery = Type.Object(
@@ -66,6 +68,10 @@ export const Verification = Type.Object(
     created_at: Timestamp,
     delivery: ref(Delivery),
     metadata: Type.Object({}, { additionalProperties: true }),
+    mode: Type.Enum([...MODES], {
+      description:
+        'The mode of the key that sent it: `test` codes never reach a carrier (docs/api.md, "Test mode")',
+    }),
   },
   { $id: 'Verification', examples: [VERIFICATION_EXAMPLE] },
 );

@@ -18,6 +18,7 @@ import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/ou
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
+import type { Mode } from '../vocabulary/modes.js';
 import type { EmitEvent } from '../webhooks/emit.js';
 import { workspacesWithEndpoints } from '../webhooks/repository.js';
 import { validateBrandName } from '../workspaces/brand-name.js';
@@ -25,6 +26,7 @@ import { type CarrierChannels, selectSender } from '../workspaces/channels.js';
 import { parseDestination, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
+import { testNumberCode } from '../workspaces/test-numbers.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { presentCheck, presentVerification } from './present.js';
 import { type RefusedSend, recordRefusedSend } from './refused-sends.js';
@@ -90,10 +92,18 @@ export function createVerificationService(deps: VerificationDeps) {
   const { db, clock, codeKeys, dispatcher, deliveryWaitMs, emit } = deps;
   const timeline = createTimeline({ db, clock, warn: deps.warn });
 
-  async function requireVerification(workspaceId: string, id: string): Promise<repo.VerificationRow> {
-    const row = await repo.findVerification(db, workspaceId, id);
-    // Unknown ids and other workspaces' ids get the same answer: nothing tells whether an id exists.
-    if (!row) throw new AppError('not_found', `No verification ${id}.`);
+  const notFound = (id: string) => new AppError('not_found', `No verification ${id}.`);
+
+  /** The verification of the key's workspace and mode (the one read of get, check and cancel). */
+  async function requireVerification(
+    workspaceId: string,
+    id: string,
+    mode: Mode,
+  ): Promise<repo.VerificationRow> {
+    const row = await repo.findVerification(db, workspaceId, id, mode);
+    // Unknown ids, other workspaces' ids and the other mode's ids get the same answer: nothing tells whether an
+    // id exists.
+    if (!row) throw notFound(id);
     return row;
   }
 
@@ -102,10 +112,11 @@ export function createVerificationService(deps: VerificationDeps) {
     workspaceId: string,
     phone: string,
     country: CheckBody['country'],
+    mode: Mode,
   ): Promise<repo.VerificationRow> {
     const numbers = await listNumbers(db, workspaceId);
     const parsed = parsePhone(phone, country ?? numbers[0]?.country);
-    const found = await repo.findForPhone(db, workspaceId, parsed.e164);
+    const found = await repo.findForPhone(db, workspaceId, parsed.e164, mode);
     if (!found) throw new AppError('no_verification', `No verification for ${parsed.e164}.`);
     return found;
   }
@@ -124,7 +135,7 @@ export function createVerificationService(deps: VerificationDeps) {
         })
       : await repo.expireIfDue(db, row.id, clock.now());
     if (expired) await timeline.recordAfter([expiredEvent(row)]);
-    return requireVerification(row.workspace_id, row.id);
+    return requireVerification(row.workspace_id, row.id, row.mode);
   }
 
   async function enforceSendLimit(
@@ -132,9 +143,10 @@ export function createVerificationService(deps: VerificationDeps) {
     ws: { id: string; send_limit: number; send_window_seconds: number },
     phone: string,
     now: number,
+    mode: Mode,
   ) {
     const windowMs = ws.send_window_seconds * 1000;
-    const times = await repo.sendTimesSince(tx, ws.id, phone, now - windowMs);
+    const times = await repo.sendTimesSince(tx, ws.id, phone, now - windowMs, mode);
     if (times.length < ws.send_limit) return;
     // The window frees a place when the send that pushed it over the limit ages out.
     const freesAt = (times[times.length - ws.send_limit] ?? now) + windowMs;
@@ -148,8 +160,10 @@ export function createVerificationService(deps: VerificationDeps) {
 
   const service = {
     async send(principal: Principal, body: SendBody): Promise<Verification> {
-      // The workspace as this request's key lookup read it.
+      // The workspace as this request's key lookup read it, and the key's mode.
       const ws = principal.workspace;
+      const { mode } = principal;
+      const live = mode === 'live';
       const emitting = emitsFor(principal);
       const numbers = await listSenders(db, ws.id);
       const channel = body.channel ?? 'voice';
@@ -163,7 +177,8 @@ export function createVerificationService(deps: VerificationDeps) {
         body.country ?? numbers[0]?.country,
         allowedCountriesOf(ws.allowed_countries),
       );
-      // A refused send leaves one row for the log (refused-sends.ts), written by the refusal itself.
+      // A refused live send leaves one row for the log (refused-sends.ts), written by the refusal itself. Test
+      // sends leave none: the refused sends are the live abuse picture.
       const refusedSend = (reason: RefusedSend['reason'], blockId: string | null): RefusedSend => ({
         workspaceId: ws.id,
         phone: destination.e164,
@@ -174,13 +189,15 @@ export function createVerificationService(deps: VerificationDeps) {
         at: clock.now(),
       });
       if (destination.refusal) {
-        await recordRefusedSend(db, refusedSend('number_type', null));
+        if (live) await recordRefusedSend(db, refusedSend('number_type', null));
         throw destination.refusal;
       }
       const sender = selectSender(numbers, channel, destination.country, deps.carrierTypes);
 
-      const codeLength = body.code_length ?? 6;
-      const code = generateCode(codeLength);
+      // A test key's send to one of the workspace's test numbers takes its fixed code (and that code's length).
+      const fixed = live ? undefined : await testNumberCode(db, ws.id, destination.e164);
+      const code = fixed ?? generateCode(body.code_length ?? 6);
+      const codeLength = code.length;
       const now = clock.now();
       const row: repo.VerificationRow = {
         id: newId('ver'),
@@ -206,11 +223,13 @@ export function createVerificationService(deps: VerificationDeps) {
         error_code: null,
         error_message: null,
         seq: 0,
+        mode,
       };
       row.code_hash = hashCode(codeKeys[0], row.id, code);
       const job = dispatcher.newJob(row, code, now);
-      // A number past its failed-guess ceiling gets no new code either: a code could not be checked.
-      const ceiling = await guessCeilingRefusal(db, ws, destination.e164, now);
+      // A number past its failed-guess ceiling gets no new code either: a code could not be checked. Test codes
+      // reach nobody, so the ceiling (a live defence against guessing) neither counts nor holds them.
+      const ceiling = live ? await guessCeilingRefusal(db, ws, destination.e164, now) : undefined;
       if (ceiling) {
         await recordRefusedSend(db, refusedSend('guess_ceiling', null));
         throw ceiling;
@@ -220,16 +239,20 @@ export function createVerificationService(deps: VerificationDeps) {
       // verification of the number is pending, and the send limit counts every one of them.
       const refusal = await db.transaction().execute(async (tx) => {
         row.seq = await repo.lockPhone(tx, ws.id, destination.e164, now);
-        // The pumping guard: a refusal commits its block (and its count) but nothing of the send.
-        const refused = await deps.fraud.guardSend(tx, ws.id, destination.e164, destination.country, now);
+        // The pumping guard: a refusal commits its block (and its count) but nothing of the send. Test sends cost
+        // nothing and reach no carrier: they neither count in a range nor meet its block.
+        const refused = live
+          ? await deps.fraud.guardSend(tx, ws.id, destination.e164, destination.country, now)
+          : undefined;
         if (refused) {
           await recordRefusedSend(tx, { ...refusedSend(refused.reason, refused.blockId), at: now });
           return refused;
         }
-        await enforceSendLimit(tx, ws, destination.e164, now);
+        await enforceSendLimit(tx, ws, destination.e164, now, mode);
+        const number = { workspaceId: ws.id, phone: destination.e164, now, mode };
         const superseded = emitting
-          ? await repo.supersedePendingRows(tx, ws.id, destination.e164, now)
-          : await repo.supersedePending(tx, ws.id, destination.e164, now);
+          ? await repo.supersedePendingRows(tx, number)
+          : await repo.supersedePending(tx, number);
         await repo.insertVerification(tx, row);
         // With the verification, or not at all: a committed code always has its delivery job.
         await insertJob(tx, job.row);
@@ -261,7 +284,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const known = { row, senders: numbers, webhooks: emitting };
       const handedOver = await waitAtMost(dispatcher.firstAttempt(job, code, known), deliveryWaitMs);
       // The settled hand-over returns the row it wrote; only a send still retrying or past the deadline reads it.
-      const sent = handedOver ?? (await requireVerification(ws.id, row.id));
+      const sent = handedOver ?? (await requireVerification(ws.id, row.id, mode));
       deps.metrics.send(channel, acceptedSendOutcome(sent), sent.delivery_provider ?? 'none');
       return presentVerification(sent);
     },
@@ -275,10 +298,12 @@ export function createVerificationService(deps: VerificationDeps) {
       const code = body.code.replace(/\D/g, '');
       if (code.length === 0) throw invalidField('code', 'must contain digits');
 
+      const { mode } = principal;
+      const live = mode === 'live';
       let row =
         body.verification_id !== undefined
-          ? await requireVerification(principal.workspaceId, body.verification_id)
-          : await requireForPhone(principal.workspaceId, body.phone ?? '', body.country);
+          ? await requireVerification(principal.workspaceId, body.verification_id, mode)
+          : await requireForPhone(principal.workspaceId, body.phone ?? '', body.country, mode);
 
       const emitting = emitsFor(principal);
       row = await settled(row, emitting);
@@ -290,11 +315,12 @@ export function createVerificationService(deps: VerificationDeps) {
         const after = await db.transaction().execute(async (tx) => {
           // Read once the transaction runs: no code is accepted at or after expires_at, however long it waited.
           const now = clock.now();
-          await holdGuessCeiling(tx, ws, pending.phone, now);
+          // The number's failed-guess ceiling is live only: a test suite's wrong codes never lock a real number.
+          if (live) await holdGuessCeiling(tx, ws, pending.phone, now);
           const correct = codeMatches(codeKeys, pending.id, code, pending.code_hash);
           const spent = await repo.spendAttempt(tx, pending, now, correct);
           if (!spent) return undefined;
-          if (!correct) await countGuessFailure(tx, ws.id, pending.phone, now);
+          if (!correct && live) await countGuessFailure(tx, ws.id, pending.phone, now);
           await timeline.record(tx, attemptEvents(spent));
           // A wrong guess with attempts left changes no state: no event.
           if (emitting && spent.status === 'verified') await emit(tx, 'verification.verified', spent);
@@ -303,36 +329,45 @@ export function createVerificationService(deps: VerificationDeps) {
         });
         if (after) return presentCheck(after);
         // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.
-        row = await settled(await requireVerification(row.workspace_id, row.id), emitting);
+        row = await settled(await requireVerification(row.workspace_id, row.id, mode), emitting);
       }
       // Nothing is judged against a finished verification, yet every check of a number past its ceiling is refused.
-      await enforceGuessCeiling(db, ws, row.phone, clock.now());
+      if (live) await enforceGuessCeiling(db, ws, row.phone, clock.now());
       return presentCheck(row);
     },
 
     async get(principal: Principal, id: string): Promise<Verification> {
       return presentVerification(
-        await settled(await requireVerification(principal.workspaceId, id), emitsFor(principal)),
+        await settled(
+          await requireVerification(principal.workspaceId, id, principal.mode),
+          emitsFor(principal),
+        ),
       );
     },
 
     /** A number's pending verification, else its newest, as a read (the Twilio API fetches by `To`). */
     async getForPhone(principal: Principal, phone: string): Promise<Verification> {
       return presentVerification(
-        await settled(await requireForPhone(principal.workspaceId, phone, undefined), emitsFor(principal)),
+        await settled(
+          await requireForPhone(principal.workspaceId, phone, undefined, principal.mode),
+          emitsFor(principal),
+        ),
       );
     },
 
     /** The id of the workspace's verification whose id begins `ver_` + `prefix` (a Twilio VE SID's 21 characters). */
     async idWithPrefix(principal: Principal, prefix: string): Promise<string> {
-      const id = await repo.findIdByPrefix(db, principal.workspaceId, prefix);
+      const id = await repo.findIdByPrefix(db, principal.workspaceId, prefix, principal.mode);
       if (id === undefined) throw new AppError('not_found', 'No such verification.');
       return id;
     },
 
     async cancel(principal: Principal, id: string): Promise<Verification> {
       const emitting = emitsFor(principal);
-      const row = await settled(await requireVerification(principal.workspaceId, id), emitting);
+      const row = await settled(
+        await requireVerification(principal.workspaceId, id, principal.mode),
+        emitting,
+      );
       const cancel = async (): Promise<boolean> => {
         if (!emitting) return repo.cancelPending(db, row.id, clock.now());
         // The cancel and its event commit together.
@@ -353,7 +388,7 @@ export function createVerificationService(deps: VerificationDeps) {
         ]);
       }
       return presentVerification(
-        await settled(await requireVerification(principal.workspaceId, id), emitting),
+        await settled(await requireVerification(principal.workspaceId, id, principal.mode), emitting),
       );
     },
 
@@ -378,7 +413,10 @@ export function createVerificationService(deps: VerificationDeps) {
 
     /** The dashboard's view of one verification of the workspace (expiry settled as at every read). */
     async inspect(workspaceId: string, id: string): Promise<VerificationRecord> {
-      const { code_hash: _, ...verification } = await settled(await requireVerification(workspaceId, id));
+      // The dashboard reads either mode (its detail page says which).
+      const found = await repo.findVerificationEitherMode(db, workspaceId, id);
+      if (!found) throw notFound(id);
+      const { code_hash: _, ...verification } = await settled(found);
       return { verification, events: await listEvents(db, workspaceId, id) };
     },
   };

@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = [
   'number.carrier_changed',
   'key.created',
   'key.revoked',
+  'test_number.added',
+  'test_number.removed',
   'carrier.added',
   'carrier.rotated',
   'carrier.removed',

@@ -17,6 +17,7 @@ export const WORKSPACE_TABLES = [
   'webhook_endpoints',
   'refused_sends',
   'outbox_messages',
+  'test_numbers',
   'idempotency_keys',
   'guess_failures',
   'phone_locks',

@@ -96,6 +96,7 @@ describe('audit trail: the CLI', () => {
       name: 'backend',
       prefix: key?.prefix,
       scopes: ['otp'],
+      mode: 'live',
       expires_at: null,
     });
 

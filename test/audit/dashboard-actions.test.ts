@@ -61,6 +61,7 @@ describe('audit trail: changes made in the dashboard', () => {
       name: 'Deploy bot',
       prefix: key.prefix,
       scopes: ['otp'],
+      mode: 'live',
       expires_at: key.expires_at,
     });
 

@@ -49,6 +49,9 @@ const DESCRIBED = [
   'audit list',
   'secret reseal',
   'outbox',
+  'test-number add',
+  'test-number list',
+  'test-number remove',
 ];
 
 /** Node's own parser texts, none of which may reach an operator. */
@@ -107,12 +110,13 @@ describe('CLI: help, version and suggestions', () => {
     const text = results[0]?.stdout ?? '';
     assert.match(
       text,
-      /^Usage: phone-verify key create --workspace WS_ID --name NAME \[--scopes otp,…\] \[--expires-in SECONDS\]$/m,
+      /^Usage: phone-verify key create --workspace WS_ID --name NAME \[--scopes otp,…\] \[--expires-in SECONDS\] \[--mode live\|test\]$/m,
     );
     assert.match(text, /^ {2}--workspace WS_ID\s+the workspace's id/m);
     assert.match(text, /^ {2}--name NAME\s+\S/m);
     assert.match(text, /^ {2}--scopes otp,…\s+what the key may do/m);
     assert.match(text, /^ {2}--expires-in SECONDS\s+seconds until/m);
+    assert.match(text, /^ {2}--mode live\|test\s+live \(default\), or test/m);
     assert.match(text, /^ {2}--json\s+print exactly one JSON value/m);
     assert.match(text, /^Example:\n {2}phone-verify key create --workspace ws_… --name backend/m);
   });

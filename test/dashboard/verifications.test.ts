@@ -170,6 +170,7 @@ describe('dashboard: verifications log and detail', () => {
         error_code: null,
         error_message: null,
         seq: 1,
+        mode: 'live',
       });
     }
     // Newest first; rows of one creation time by id, descending.

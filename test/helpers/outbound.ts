@@ -19,6 +19,7 @@ export function outboundMessage(
     locale,
     text: smsText('Acme', code),
     voice: voiceScript('Acme', code, locale),
+    mode: 'live',
     ...overrides,
   };
 }

@@ -6,6 +6,7 @@ import type { Db } from '../../src/store/database.js';
 import type { VerificationsTable } from '../../src/store/tables.js';
 import type { Channel } from '../../src/vocabulary/channels.js';
 import type { Country } from '../../src/vocabulary/countries.js';
+import type { Mode } from '../../src/vocabulary/modes.js';
 import type { Status } from '../../src/vocabulary/statuses.js';
 
 export interface RowSpec {
@@ -19,6 +20,8 @@ export interface RowSpec {
   /** null: a row written before the country was kept. */
   country?: Country | null;
   ttlSeconds?: number;
+  /** Default live. */
+  mode?: Mode;
 }
 
 function rowOf(spec: RowSpec): VerificationsTable {
@@ -52,12 +55,17 @@ function rowOf(spec: RowSpec): VerificationsTable {
     error_message: null,
     seq: 1,
     country: spec.country === undefined ? 'AU' : spec.country,
-  };
+    // Only when the spec names one: the column's default (live) otherwise, so the rows fit a database migrated
+    // before 0016 too.
+    ...(spec.mode === undefined ? {} : { mode: spec.mode }),
+  } as VerificationsTable;
 }
 
 /** Inserts the rows (in batches) and returns their ids in the order given. */
 export async function insertRows(db: Db, specs: RowSpec[]): Promise<string[]> {
-  const rows = specs.map(rowOf);
+  // One batch names the same columns in every row: where any row has a mode, every row says its own.
+  const anyMode = specs.some((spec) => spec.mode !== undefined);
+  const rows = specs.map((spec) => rowOf(anyMode ? { ...spec, mode: spec.mode ?? 'live' } : spec));
   for (let i = 0; i < rows.length; i += 200) {
     await db
       .insertInto('verifications')

@@ -46,6 +46,7 @@ const VERIFICATION_FIELDS = [
   'created_at',
   'delivery',
   'metadata',
+  'mode',
 ];
 const PROBLEM_FIELDS = ['type', 'title', 'status', 'detail', 'code', 'request_id'];
 

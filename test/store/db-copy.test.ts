@@ -27,6 +27,11 @@ async function migratedFile(path: string): Promise<void> {
  * One row in every table, from its own columns: text columns all hold ODD (so every foreign key finds its
  * parent), bigint columns BIG, other integers 1; `extra` more rows in `verification_events`.
  */
+/** Columns a CHECK constrains, with values it accepts (a key's mode is the one its prefix names). */
+const CHECKED: Record<string, Record<string, string>> = {
+  api_keys: { prefix: 'pv_live_odd1', mode: 'live' },
+};
+
 function seedEveryTable(path: string, extra = 0): void {
   const db = new SQLite(path);
   // Tables in name order, a child before its parent: checked by the copy's target, not here.
@@ -41,10 +46,12 @@ function seedEveryTable(path: string, extra = 0): void {
       const insert = db.prepare(
         `insert into "${table}" (${columns.map((c) => `"${c.name}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
       );
-      insert.run(columns.map((c) => value(c.type)));
+      // Where a CHECK ties columns together, the values it accepts.
+      const cell = (c: { name: string; type: string }) => CHECKED[table]?.[c.name] ?? value(c.type);
+      insert.run(columns.map(cell));
       if (table === 'verification_events')
         for (let i = 0; i < extra; i++)
-          insert.run(columns.map((c) => (c.name === 'id' ? `${ODD}${i}` : value(c.type))));
+          insert.run(columns.map((c) => (c.name === 'id' ? `${ODD}${i}` : cell(c))));
     }
   } finally {
     db.close();

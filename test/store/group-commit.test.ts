@@ -105,12 +105,13 @@ describe('SQLite group commit', { skip: SQLITE_ONLY }, () => {
         workspace_id: 'ws_does_not_exist',
         name: 'orphan',
         key_hash: 'h',
-        prefix: 'p',
+        prefix: 'pv_live_abcd',
         scopes: '[]',
         created_at: 1,
         expires_at: null,
         revoked_at: null,
         last_used_at: null,
+        mode: 'live',
       })
       .execute();
     const commit = store.committed();

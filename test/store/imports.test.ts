@@ -31,6 +31,7 @@ const CONSTANT_LISTS = [
   'src/vocabulary/audit-actions.ts',
   'src/vocabulary/refusal-reasons.ts',
   'src/vocabulary/webhook-events.ts',
+  'src/vocabulary/modes.ts',
 ];
 
 test('the lists of names (src/vocabulary/) import nothing, so any layer may use them', () => {

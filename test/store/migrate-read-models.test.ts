@@ -89,6 +89,7 @@ test('an existing database migrates to 0005; overview and search are right befor
             from: '',
             to: '',
             before: '',
+            mode: 'live',
           })
         ).rows.map((r) => r.id);
       const overviews = async () =>

@@ -26,7 +26,15 @@ import {
 
 const DAY = 24 * HOUR_MS;
 const END = Date.parse('2026-11-21T09:30:00.000Z');
-const NO_FILTER: LogFilter = { phone: '', status: '', channel: '', from: '', to: '', before: '' };
+const NO_FILTER: LogFilter = {
+  phone: '',
+  status: '',
+  channel: '',
+  from: '',
+  to: '',
+  before: '',
+  mode: 'live',
+};
 
 interface Row extends RowSpec {
   id: string;

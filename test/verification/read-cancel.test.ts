@@ -17,6 +17,7 @@ const VERIFICATION_FIELDS = [
   'id',
   'max_attempts',
   'metadata',
+  'mode',
   'phone',
   'status',
   'verified_at',

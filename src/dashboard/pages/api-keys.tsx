@@ -22,9 +22,26 @@ interface FormValues {
   name: string;
   scopes: string[];
   expires: string;
+  /** live or test (the form's switch); the key service refuses anything else. */
+  mode: string;
 }
 
-const EMPTY_FORM: FormValues = { name: '', scopes: ['otp'], expires: '' };
+const EMPTY_FORM: FormValues = { name: '', scopes: ['otp'], expires: '', mode: 'live' };
+
+/** The switch's two positions, and what each means. */
+const MODE_CHOICES = [
+  { mode: 'live', label: 'Live', hint: 'Codes go to real phones through your carriers.' },
+  {
+    mode: 'test',
+    label: 'Test',
+    hint: 'A pv_test_… key: codes go to the test inbox only, never to a carrier; test numbers take their fixed code.',
+  },
+] as const;
+
+/** A key's mode as lists show it: test keys stand out. */
+const ModeBadge: FC<{ mode: string }> = ({ mode }) => (
+  <span class={`badge badge-mode-${mode}`}>{mode === 'test' ? 'test' : 'live'}</span>
+);
 
 interface KeysPageData {
   workspaceName: string;
@@ -68,9 +85,16 @@ const NewKey: FC<{ created: CreatedKey }> = ({ created }) => (
       </button>
     </div>
     <p class="small muted">
-      Send it in the <code>Authorization</code> header: <code>Bearer pv_live_…</code>. Keep it on your server,
-      never in an app or web page.
+      Send it in the <code>Authorization</code> header: <code>{`Bearer pv_${created.mode}_…`}</code>. Keep it
+      on your server, never in an app or web page.
     </p>
+    {created.mode === 'test' && (
+      <p class="small">
+        This is a <strong>test key</strong>: its codes go to the test inbox only (never to a phone), and its
+        verifications are apart from live ones. Turn on “Test data” in the log, the overview or the inbox to
+        see them.
+      </p>
+    )}
   </article>
 );
 
@@ -84,6 +108,7 @@ const KeyTable: FC<{ keys: KeyView[]; csrf: string }> = ({ keys, csrf }) =>
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Prefix</th>
+            <th scope="col">Mode</th>
             <th scope="col">Scopes</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
@@ -100,6 +125,9 @@ const KeyTable: FC<{ keys: KeyView[]; csrf: string }> = ({ keys, csrf }) =>
               <td data-label="Name">{k.name}</td>
               <td data-label="Prefix">
                 <code>{k.prefix}…</code>
+              </td>
+              <td data-label="Mode">
+                <ModeBadge mode={k.mode} />
               </td>
               <td data-label="Scopes">
                 {k.scopes.length > 0 ? k.scopes.join(', ') : <span class="muted">none</span>}
@@ -174,6 +202,24 @@ const CreateForm: FC<{ csrf: string; values: FormValues; full: boolean; error?: 
             <label>
               <input type="checkbox" name="scopes" value={scope} checked={values.scopes.includes(scope)} />
               <code>{scope}</code> <span class="muted small">{SCOPE_HINTS[scope] ?? ''}</span>
+            </label>
+          ))}
+        </fieldset>
+        <fieldset class="mode-switch">
+          <legend>Mode</legend>
+          {MODE_CHOICES.map((choice) => (
+            <label>
+              <input
+                type="radio"
+                name="mode"
+                value={choice.mode}
+                checked={values.mode === choice.mode}
+                aria-describedby={`key-mode-${choice.mode}`}
+              />
+              {choice.label}{' '}
+              <span class="muted small" id={`key-mode-${choice.mode}`}>
+                {choice.hint}
+              </span>
             </label>
           ))}
         </fieldset>
@@ -260,6 +306,7 @@ export function registerApiKeyPages(app: FastifyInstance, services: Pick<Service
       name: field(body, 'name'),
       scopes: fields(body, 'scopes'),
       expires: field(body, 'expires'),
+      mode: field(body, 'mode') || 'live',
     };
     try {
       const created = await keys.createKey(
@@ -268,6 +315,7 @@ export function registerApiKeyPages(app: FastifyInstance, services: Pick<Service
           name: values.name,
           scopes: values.scopes,
           expiresInSeconds: expiresInSeconds(values.expires),
+          mode: values.mode,
         },
         actorOf(request),
       );

@@ -48,6 +48,8 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'webhook.enabled': 'Webhook endpoint enabled again',
   'webhook.test_sent': 'Webhook test event sent',
   'webhook.resent': 'Webhook event resent',
+  'test_number.added': 'Test number added',
+  'test_number.removed': 'Test number removed',
 };
 
 const ACTOR_LABELS: Record<string, string> = { cli: 'Operator (CLI)', system: 'System' };

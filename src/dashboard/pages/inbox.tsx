@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Child, FC } from 'hono/jsx';
 import type { OutboxMessageView, OutboxPage } from '../../delivery/outbox.js';
 import type { Services } from '../../services.js';
-import { Pager } from '../components.js';
+import { type Mode, modeOfQuery } from '../../vocabulary/modes.js';
+import { Pager, TestDataToggle, withMode } from '../components.js';
 import { BASE, Layout } from '../layout.js';
 import { renderPage } from '../render.js';
 import { workspaceOf } from '../session.js';
@@ -68,12 +69,11 @@ const Message: FC<{ message: OutboxMessageView }> = ({ message: m }) => (
 );
 
 /** The inbox's address for a filter and a page (`before`: the cursor of an older page). */
-function inboxHref(filter: string, before?: number): string {
+function inboxHref(filter: string, before?: number, test = false): string {
   const query = new URLSearchParams();
   if (filter) query.set('to', filter);
   if (before !== undefined) query.set('before', String(before));
-  const text = query.toString();
-  return `${BASE}/inbox${text ? `?${text}` : ''}`;
+  return `${BASE}/inbox${withMode(query, test)}`;
 }
 
 /** The cursor of an older page, read tolerantly: anything but a whole number shows the newest page. */
@@ -84,22 +84,31 @@ export function parseBefore(value: unknown): number | undefined {
 }
 
 /** The refreshed region's content. Nothing in it changes unless a message arrives, so text stays selectable. */
-export const MessageList: FC<{ page: OutboxPage; filter: string; before: number | undefined }> = ({
-  page,
-  filter,
-  before,
-}) => {
+export const MessageList: FC<{
+  page: OutboxPage;
+  filter: string;
+  before: number | undefined;
+  /** The test data (the messages of test keys' codes) rather than the live development messages. */
+  test?: boolean;
+}> = ({ page, filter, before, test = false }) => {
   const { messages } = page;
   const pager = (
     <Pager
-      newest={before !== undefined ? inboxHref(filter) : undefined}
-      older={page.older !== undefined ? inboxHref(filter, page.older) : undefined}
+      newest={before !== undefined ? inboxHref(filter, undefined, test) : undefined}
+      older={page.older !== undefined ? inboxHref(filter, page.older, test) : undefined}
     />
   );
   if (messages.length === 0) {
     if (before !== undefined) return <p class="empty-state">No older messages.{pager}</p>;
-    return filter ? (
-      <p class="empty-state">No messages to numbers containing “{filter}”.</p>
+    if (filter) return <p class="empty-state">No messages to numbers containing “{filter}”.</p>;
+    return test ? (
+      <div class="empty-state">
+        <h2>No test messages yet</h2>
+        <p>
+          Codes sent with a test key (pv_test_…) are kept here and never reach a carrier. A test number's code
+          is its fixed one.
+        </p>
+      </div>
     ) : (
       <div class="empty-state">
         <h2>No messages yet</h2>
@@ -128,67 +137,79 @@ export const MessageList: FC<{ page: OutboxPage; filter: string; before: number 
 };
 
 export function registerInboxPages(app: FastifyInstance, services: Pick<Services, 'outbox'>): void {
-  const load = (workspaceId: string, filter: string, before: number | undefined) =>
-    services.outbox.page({ workspaceId, toDigits: filter || undefined }, SHOWN, before);
+  const load = (workspaceId: string, filter: string, before: number | undefined, mode: Mode) =>
+    services.outbox.page({ workspaceId, toDigits: filter || undefined, mode }, SHOWN, before);
 
-  app.get<{ Querystring: { to?: string; before?: string } }>('/inbox', async (request, reply) => {
-    const workspace = workspaceOf(request);
-    const input = String(request.query.to ?? '').slice(0, 40);
-    const filter = filterDigits(input);
-    const before = parseBefore(request.query.before);
-    const page = await load(workspace.id, filter, before);
-    const query = filter ? `?to=${encodeURIComponent(filter)}` : '';
-    return renderPage(request, reply, (ctx) => (
-      <Layout ctx={ctx} title="Inbox">
-        <hgroup>
-          <h1>Inbox</h1>
-          <p>
-            Messages of the development provider for {workspace.name}, newest first. This page updates by
-            itself.
-          </p>
-        </hgroup>
-        <search>
-          <form method="get" action={`${BASE}/inbox`} class="inbox-filter">
-            <label for="inbox-to">Phone number</label>
-            <fieldset class="input-with-button">
-              <input
-                id="inbox-to"
-                name="to"
-                type="search"
-                inputmode="tel"
-                placeholder="e.g. +61 412 345 678 or 0998"
-                value={input}
-                aria-describedby="inbox-to-help"
-              />
-              <button type="submit">Filter</button>
-            </fieldset>
-            <small id="inbox-to-help">
-              Shows messages to numbers containing these digits.{' '}
-              {filter && <a href={`${BASE}/inbox`}>Show all messages</a>}
-            </small>
-          </form>
-        </search>
-        {/* The newest page refreshes itself; an older one stays as it is (its messages do not change). */}
-        <section
-          class="inbox"
-          aria-label="Messages"
-          data-refresh={before === undefined ? `${BASE}/inbox/messages${query}` : undefined}
-          data-interval={before === undefined ? String(REFRESH_MS) : undefined}
-        >
-          <MessageList page={page} filter={filter} before={before} />
-        </section>
-      </Layout>
-    ));
-  });
+  app.get<{ Querystring: { to?: string; before?: string; mode?: string } }>(
+    '/inbox',
+    async (request, reply) => {
+      const workspace = workspaceOf(request);
+      const input = String(request.query.to ?? '').slice(0, 40);
+      const filter = filterDigits(input);
+      const before = parseBefore(request.query.before);
+      // Live messages unless the "Test data" toggle asks for the test ones.
+      const mode = modeOfQuery(request.query);
+      const test = mode === 'test';
+      const page = await load(workspace.id, filter, before, mode);
+      const query = withMode(new URLSearchParams(filter ? { to: filter } : {}), test);
+      return renderPage(request, reply, (ctx) => (
+        <Layout ctx={ctx} title="Inbox">
+          <hgroup>
+            <h1>Inbox</h1>
+            <p>
+              Messages of the development provider for {workspace.name}, newest first. This page updates by
+              itself.
+            </p>
+          </hgroup>
+          <TestDataToggle
+            test={test}
+            href={(on) => `${BASE}/inbox${withMode(new URLSearchParams(filter ? { to: filter } : {}), on)}`}
+          />
+          <search>
+            <form method="get" action={`${BASE}/inbox`} class="inbox-filter">
+              {test && <input type="hidden" name="mode" value="test" />}
+              <label for="inbox-to">Phone number</label>
+              <fieldset class="input-with-button">
+                <input
+                  id="inbox-to"
+                  name="to"
+                  type="search"
+                  inputmode="tel"
+                  placeholder="e.g. +61 412 345 678 or 0998"
+                  value={input}
+                  aria-describedby="inbox-to-help"
+                />
+                <button type="submit">Filter</button>
+              </fieldset>
+              <small id="inbox-to-help">
+                Shows messages to numbers containing these digits.{' '}
+                {filter && <a href={inboxHref('', undefined, test)}>Show all messages</a>}
+              </small>
+            </form>
+          </search>
+          {/* The newest page refreshes itself; an older one stays as it is (its messages do not change). */}
+          <section
+            class="inbox"
+            aria-label="Messages"
+            data-refresh={before === undefined ? `${BASE}/inbox/messages${query}` : undefined}
+            data-interval={before === undefined ? String(REFRESH_MS) : undefined}
+          >
+            <MessageList page={page} filter={filter} before={before} test={test} />
+          </section>
+        </Layout>
+      ));
+    },
+  );
 
   // The list alone, for the page's self-refresh; behind the session like every page, scoped to its workspace.
-  app.get<{ Querystring: { to?: string } }>('/inbox/messages', async (request, reply) => {
+  app.get<{ Querystring: { to?: string; mode?: string } }>('/inbox/messages', async (request, reply) => {
     const workspace = workspaceOf(request);
     const filter = filterDigits(String(request.query.to ?? '').slice(0, 40));
-    const page = await load(workspace.id, filter, undefined);
+    const mode = modeOfQuery(request.query);
+    const page = await load(workspace.id, filter, undefined, mode);
     return reply
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(String(<MessageList page={page} filter={filter} before={undefined} />));
+      .send(String(<MessageList page={page} filter={filter} before={undefined} test={mode === 'test'} />));
   });
 }

@@ -5,7 +5,9 @@ import type { FC } from 'hono/jsx';
 import type { Services } from '../../services.js';
 import type { Counts, OverviewStats } from '../../stats/overview.js';
 import { HOUR_MS, type PeriodName, parsePeriodName } from '../../stats/period.js';
+import { modeOfQuery } from '../../vocabulary/modes.js';
 import { type BarDatum, CategoryBarChart, type Series, TimeBarChart } from '../charts.js';
+import { TestDataToggle, withMode } from '../components.js';
 import { BASE, Layout } from '../layout.js';
 import { renderPage } from '../render.js';
 import { workspaceOf } from '../session.js';
@@ -69,10 +71,13 @@ const Tile: FC<{ label: string; value: string; hint?: string }> = ({ label, valu
   </div>
 );
 
-const PeriodSwitch: FC<{ current: PeriodName }> = ({ current }) => (
+const PeriodSwitch: FC<{ current: PeriodName; test: boolean }> = ({ current, test }) => (
   <nav class="period-switch" aria-label="Period">
     {(Object.keys(PERIOD_LABELS) as PeriodName[]).map((p) => (
-      <a href={`${BASE}?period=${p}`} aria-current={p === current ? 'page' : undefined}>
+      <a
+        href={`${BASE}?period=${p}${test ? '&mode=test' : ''}`}
+        aria-current={p === current ? 'page' : undefined}
+      >
         {PERIOD_LABELS[p]}
       </a>
     ))}
@@ -178,9 +183,12 @@ const Charts: FC<{ stats: OverviewStats }> = ({ stats }) => {
 const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
 export function registerOverviewPage(app: FastifyInstance, services: Pick<Services, 'overview'>): void {
-  app.get<{ Querystring: { period?: string } }>('/', async (request, reply) => {
+  app.get<{ Querystring: { period?: string; mode?: string } }>('/', async (request, reply) => {
     const workspace = workspaceOf(request);
-    const stats = await services.overview.load(workspace.id, parsePeriodName(request.query.period));
+    // Live data unless the "Test data" toggle asks for the test data.
+    const mode = modeOfQuery(request.query);
+    const test = mode === 'test';
+    const stats = await services.overview.load(workspace.id, parsePeriodName(request.query.period), mode);
     const { period } = stats;
     return renderPage(request, reply, (ctx) => (
       <Layout ctx={ctx} title="Overview">
@@ -192,8 +200,12 @@ export function registerOverviewPage(app: FastifyInstance, services: Pick<Servic
               {period.name === 'day' ? `, ${hourOf(period.since)}` : ''} UTC
             </p>
           </hgroup>
-          <PeriodSwitch current={period.name} />
+          <PeriodSwitch current={period.name} test={test} />
         </div>
+        <TestDataToggle
+          test={test}
+          href={(on) => BASE + withMode(new URLSearchParams({ period: period.name }), on)}
+        />
         {stats.totals.sends === 0 ? (
           <EmptyState period={period.name} origin={originOf(request)} />
         ) : (

@@ -2,11 +2,12 @@
 import type { FC } from 'hono/jsx';
 import type { CarrierAccountListing } from '../../carrier-accounts/service.js';
 import type { NumberView, WorkspaceSettings } from '../../workspaces/service.js';
+import type { TestNumberView } from '../../workspaces/test-numbers.js';
 import { BASE } from '../layout.js';
 
 export const PATH = `${BASE}/settings`;
 
-export type Section = 'name' | 'numbers' | 'countries' | 'limits';
+export type Section = 'name' | 'numbers' | 'test-numbers' | 'countries' | 'limits';
 
 /** A failed form: which section it belongs to, why, and what was typed (shown again). */
 export interface FormFailure {
@@ -18,6 +19,8 @@ export interface FormFailure {
 export interface SettingsData {
   settings: WorkspaceSettings;
   numbers: NumberView[];
+  /** The workspace's test numbers and their fixed codes. */
+  testNumbers: TestNumberView[];
   /** The workspace's carrier accounts, which its numbers can send through. */
   carriers: CarrierAccountListing[];
   /** How people read a carrier type (its descriptor's label). */

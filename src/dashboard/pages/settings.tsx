@@ -12,6 +12,7 @@ import { setFlash } from '../session-cookie.js';
 import { type FormFailure, PATH, type Section, type SettingsData } from './settings-form.js';
 import { NumbersSection, TYPE_LABELS } from './settings-numbers.js';
 import { CountriesSection, LIMIT_FIELDS, LimitsSection, NameSection } from './settings-sections.js';
+import { TestNumbersSection } from './settings-test-numbers.js';
 
 function SettingsPage(data: SettingsData): Page {
   return (ctx) => (
@@ -26,6 +27,7 @@ function SettingsPage(data: SettingsData): Page {
         </p>
         <NameSection data={data} csrf={ctx.csrf} />
         <NumbersSection data={data} csrf={ctx.csrf} />
+        <TestNumbersSection data={data} csrf={ctx.csrf} />
         <div class="grid settings-columns">
           <CountriesSection data={data} csrf={ctx.csrf} />
           <LimitsSection data={data} csrf={ctx.csrf} />
@@ -37,7 +39,7 @@ function SettingsPage(data: SettingsData): Page {
 
 export function registerSettingsPages(
   app: FastifyInstance,
-  services: Pick<Services, 'workspaces' | 'carriers' | 'carrierTypes'>,
+  services: Pick<Services, 'workspaces' | 'testNumbers' | 'carriers' | 'carrierTypes'>,
 ): void {
   const { workspaces } = services;
   const carrierLabels = Object.fromEntries(services.carrierTypes.map((c) => [c.type, c.label]));
@@ -45,6 +47,7 @@ export function registerSettingsPages(
   const load = async (workspaceId: string, failure?: FormFailure): Promise<SettingsData> => ({
     settings: await workspaces.getSettings(workspaceId),
     numbers: await workspaces.listNumbers(workspaceId),
+    testNumbers: await services.testNumbers.listTestNumbers(workspaceId),
     carriers: await services.carriers.listAccounts(workspaceId),
     carrierLabels,
     failure,
@@ -119,6 +122,26 @@ export function registerSettingsPages(
     return change(request, reply, { section: 'numbers', values: {} }, async (workspaceId) => {
       const removed = await workspaces.removeNumber({ workspaceId, numberId: id }, actorOf(request));
       return `Number ${removed.number} removed.`;
+    });
+  });
+
+  app.post('/settings/test-numbers', async (request, reply) => {
+    const body = request.body as FormBody;
+    const values = { phone: field(body, 'phone'), code: field(body, 'code') };
+    return change(request, reply, { section: 'test-numbers', values }, async (workspaceId) => {
+      const added = await services.testNumbers.addTestNumber({ workspaceId, ...values }, actorOf(request));
+      return `Test number ${added.phone} added: test keys get the code ${added.code} for it.`;
+    });
+  });
+
+  app.post('/settings/test-numbers/remove', async (request, reply) => {
+    const { phone } = request.query as { phone?: unknown };
+    return change(request, reply, { section: 'test-numbers', values: {} }, async (workspaceId) => {
+      const removed = await services.testNumbers.removeTestNumber(
+        { workspaceId, phone: typeof phone === 'string' ? phone : '' },
+        actorOf(request),
+      );
+      return `Test number ${removed.phone} removed.`;
     });
   });
 

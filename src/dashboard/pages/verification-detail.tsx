@@ -1,10 +1,11 @@
 // One verification's page: its fields, the delivery diagnostics, the timeline, and what to check when "the
 // user says the code never arrived". Another workspace's id is not found (the service scopes the read).
 import type { Child, FC } from 'hono/jsx';
+import { TEST_PROVIDER_NAME } from '../../delivery/dev-provider.js';
 import type { TimelineEvent } from '../../timeline/timeline.js';
 import { diagnoseDelivery, type Finding } from '../../verification/diagnosis.js';
 import type { VerificationRecord } from '../../verification/service.js';
-import { Layout } from '../layout.js';
+import { BASE, Layout } from '../layout.js';
 import type { Page } from '../render.js';
 import {
   Badge,
@@ -26,6 +27,10 @@ function describeEvent(event: TimelineEvent, v: Verification): Child {
     case 'created':
       return `${channel} code created for ${formatPhone(String(d.to ?? v.phone))}, from ${d.from ?? v.from_number}`;
     case 'handed_over':
+      // A test-mode code goes to the test outbox alone (delivery/router.ts): say so, not "handed over".
+      if (d.provider === TEST_PROVIDER_NAME) {
+        return `Delivered to the test outbox (test mode: no carrier was used; message ${d.provider_id})`;
+      }
       return `Handed over to the ${d.provider} provider (delivery ${d.provider_id})${Number(d.hand_over_attempt) > 1 ? `, on attempt ${d.hand_over_attempt}` : ''}`;
     case 'retry_scheduled':
       return (
@@ -157,6 +162,14 @@ function describeFinding(f: Finding): Child {
       );
     case 'unexplained':
       return 'Nothing in the record explains it: check the number with the user.';
+    case 'test_mode':
+      return (
+        <>
+          It was sent with a <strong>test key</strong>: test codes go to the{' '}
+          <a href={`${BASE}/inbox?mode=test`}>test inbox</a> only and never reach a phone. Use a live key for
+          real users.
+        </>
+      );
   }
 }
 
@@ -181,11 +194,21 @@ export function DetailPage(record: VerificationRecord, now: number): Page {
   return (ctx) => (
     <Layout ctx={ctx} title={`Verification ${v.id}`}>
       <p class="small">
-        <a href={PATH}>« All verifications</a>
+        <a href={v.mode === 'test' ? `${PATH}?mode=test` : PATH}>
+          {v.mode === 'test' ? '« All test verifications' : '« All verifications'}
+        </a>
       </p>
       <hgroup class="detail-head">
         <h1>
           {formatPhone(v.phone)} <Badge status={v.status} />
+          {v.mode === 'test' && (
+            <>
+              {' '}
+              <span class="badge badge-mode-test" title="Sent with a test key: it reached no carrier">
+                test
+              </span>
+            </>
+          )}
         </h1>
         <p class="muted">
           <code>{v.id}</code> · {CHANNEL_LABELS[v.channel] ?? v.channel} · sent <Time ms={v.created_at} utc />

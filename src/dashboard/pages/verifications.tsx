@@ -12,25 +12,29 @@ import {
   REFUSED,
 } from '../../verification/log.js';
 import type { RefusalReason } from '../../vocabulary/refusal-reasons.js';
-import { Pager } from '../components.js';
+import { Pager, TestDataToggle, withMode } from '../components.js';
 import { BASE, Layout } from '../layout.js';
 import { type Page, renderPage } from '../render.js';
 import { workspaceOf } from '../session.js';
 import { DetailPage } from './verification-detail.js';
 import { Badge, CHANNEL_LABELS, detailHref, PATH, Time } from './verification-view.js';
 
-function logHref(filter: LogFilter, before = ''): string {
+function filterQuery(filter: LogFilter, before = ''): URLSearchParams {
   const query = new URLSearchParams();
   for (const name of ['phone', 'status', 'channel', 'from', 'to'] as const) {
     if (filter[name]) query.set(name, filter[name]);
   }
   if (before) query.set('before', before);
-  const qs = query.toString();
-  return qs ? `${PATH}?${qs}` : PATH;
+  return query;
+}
+
+function logHref(filter: LogFilter, before = ''): string {
+  return PATH + withMode(filterQuery(filter, before), filter.mode === 'test');
 }
 
 const Filters: FC<{ filter: LogFilter }> = ({ filter }) => (
   <form method="get" action={PATH} class="filters" aria-label="Filter verifications">
+    {filter.mode === 'test' && <input type="hidden" name="mode" value="test" />}
     <label>
       Phone
       <input
@@ -75,7 +79,7 @@ const Filters: FC<{ filter: LogFilter }> = ({ filter }) => (
     </label>
     <div class="filter-actions">
       <button type="submit">Filter</button>
-      <a href={PATH} class="clear-filters">
+      <a href={PATH + withMode(new URLSearchParams(), filter.mode === 'test')} class="clear-filters">
         Clear
       </a>
     </div>
@@ -130,6 +134,10 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
           (status refused, with the rule that refused it). Open one for its timeline and delivery diagnostics.
         </p>
       </hgroup>
+      <TestDataToggle
+        test={filter.mode === 'test'}
+        href={(test) => PATH + withMode(filterQuery(filter), test)}
+      />
       <Filters filter={filter} />
       {page.rows.length === 0 ? (
         <article class="empty">
@@ -138,7 +146,9 @@ function LogPageView(workspace: string, filter: LogFilter, page: LogPage): Page 
               ? 'None of the newest verifications looked through match these filters.'
               : filtered || filter.before
                 ? 'No verifications match these filters.'
-                : 'No verifications yet. Codes sent through the API appear here.'}
+                : filter.mode === 'test'
+                  ? 'No test verifications yet. Codes sent with a test key (pv_test_…) appear here.'
+                  : 'No verifications yet. Codes sent through the API appear here.'}
           </p>
         </article>
       ) : (
