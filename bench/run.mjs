@@ -361,10 +361,18 @@ async function benchStore(store, ceilingNow) {
       let before = await ceilingNow();
       const measure = async (name, config) => {
         const result = await drive(server, config);
+        // The server between scenarios (the sweeper's work after a burst) has its own RSS reading.
+        const gap = sampler(server.pid);
         const after = await ceilingNow();
+        const afterRssMax = gap.stop().rss_max_mb;
         const ceilingRps = round((before.rps + after.rps) / 2, 1);
         before = after;
-        scenarios[name] = { ...result, ceiling_rps: ceilingRps, ratio: round(result.rps / ceilingRps, 4) };
+        scenarios[name] = {
+          ...result,
+          ceiling_rps: ceilingRps,
+          ratio: round(result.rps / ceilingRps, 4),
+          after_rss_max_mb: afterRssMax,
+        };
         say(name, scenarios[name]);
       };
       await measure('ping', { scenario: 'ping', key });
@@ -387,7 +395,13 @@ async function benchStore(store, ceilingNow) {
         warmupSeconds: mode === 'smoke' ? 0 : MIXED_WARMUP_SECONDS,
         databaseUrl,
       });
-      const dashboard = rows > 0 ? await timeDashboard(server, env, workspaceId, key) : undefined;
+      // The dashboard's phase has its own RSS reading: the long run's peak fell outside the scenarios' windows.
+      const dashboardPhase = sampler(server.pid);
+      const dashboard =
+        rows > 0
+          ? { ...(await timeDashboard(server, env, workspaceId, key)), server: dashboardPhase.stop() }
+          : undefined;
+      dashboardPhase.stop();
       return { database: store, limits, prefill, scenarios, dashboard, server_whole_run: whole.stop() };
     } finally {
       whole.stop();
@@ -548,7 +562,14 @@ function printSummary(results) {
         out(`${store.padEnd(9)}${name.padEnd(26)} ${page.ms.join(' / ')} ms`);
       }
       out(`${store.padEnd(9)}ping meanwhile: max ${result.dashboard.ping_during.latency.max} ms`);
+      out(
+        `${store.padEnd(9)}server RSS while the dashboard was read: max ${result.dashboard.server.rss_max_mb} MB`,
+      );
     }
+    const between = Object.values(result.scenarios).map((r) => r.after_rss_max_mb ?? 0);
+    out(
+      `${store.padEnd(9)}server RSS between scenarios (the ceiling's turns): max ${Math.max(...between)} MB`,
+    );
     out(`${store.padEnd(9)}server RSS over the whole run: max ${result.server_whole_run.rss_max_mb} MB`);
   }
   if (results.targets.length > 0) {
