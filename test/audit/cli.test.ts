@@ -3,15 +3,11 @@
 // newest first, filtered by --action and --actor and cut at --limit; a bad option is a usage error (exit 2) and
 // an unknown workspace a failure (exit 1), each one line on stderr; no credential or key is ever in the output.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { AUDIT_ACTIONS } from '../../src/vocabulary/audit-actions.js';
 import { TWILIO, twilioArgs } from '../helpers/carrier-fixtures.js';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
-import { type CliResult, cliJson, runCli } from '../helpers/process.js';
-
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'phone-verify.js');
+import { type CliResult, cliJson, runCli, runCliAsync } from '../helpers/process.js';
 
 interface Entry {
   id: string;
@@ -23,23 +19,6 @@ interface Entry {
   target: string | null;
   details: Record<string, unknown>;
   address: string | null;
-}
-
-/** runCli without blocking, so the failure cases run side by side. */
-function runCliAsync(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
 }
 
 describe('audit trail: the CLI', () => {

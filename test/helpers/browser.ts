@@ -1,12 +1,11 @@
 // Real-browser tests: Debian's chromium driven by playwright-core against a real server process on the suite's
 // store. Where chromium is missing, a developer machine skips these tests (saying so) and CI fails loudly.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { freshEnv } from './cli-env.js';
 import { type Body, callServer } from './cli-setup.js';
-import { cliJson, startServer } from './process.js';
+import { cliJson, runCliAsync, startServer } from './process.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
@@ -130,27 +129,15 @@ export async function openSignedInApp(name = 'Acme', numbers: string[] = []): Pr
 }
 
 /** Runs the CLI with --json without blocking (so several can run at once): its one JSON value. */
-export function cliJsonAsync<T = Record<string, unknown>>(
+export async function cliJsonAsync<T = Record<string, unknown>>(
   args: string[],
   env: Record<string, string>,
 ): Promise<T> {
-  const bin = join(import.meta.dirname, '..', '..', 'bin', 'phone-verify.js');
-  const child = spawn(process.execPath, [bin, ...args, '--json'], { env: { ...process.env, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(JSON.parse(stdout) as T);
-      else reject(new Error(`phone-verify ${args.join(' ')} failed (${code}): ${stderr}`));
-    });
-  });
+  const result = await runCliAsync([...args, '--json'], env);
+  if (result.status !== 0) {
+    throw new Error(`phone-verify ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  }
+  return JSON.parse(result.stdout) as T;
 }
 
 /** Whether the page scrolls sideways (its content is wider than the viewport). */
