@@ -16,6 +16,7 @@ import { listSenders, type SenderRow } from '../workspaces/repository.js';
 import { retryDelayMs } from './backoff.js';
 import { carrierText } from './carrier-text.js';
 import * as jobs from './jobs.js';
+import { outboundMessage } from './outbound-message.js';
 import {
   type DeliveryProvider,
   type HandOver,
@@ -23,9 +24,7 @@ import {
   type ProviderRouter,
   TransientDeliveryError,
 } from './provider.js';
-import { smsText } from './sms-text.js';
 import * as repo from './verification-delivery.js';
-import { localeFor, voiceScript } from './voice-script.js';
 
 export interface DeliveryAttemptDeps {
   db: Db;
@@ -65,22 +64,6 @@ type Attempt =
 
 /** error_message as a whole: a carrier's words (at most MAX_CARRIER_TEXT) with ours around them. */
 const MAX_ERROR_MESSAGE = 300;
-
-/** The message for a verification and its code, as the carrier receives it. */
-function outboundMessage(row: VerificationsTable, from: string, code: string): OutboundMessage {
-  const locale = localeFor(row.country ?? '');
-  return {
-    verificationId: row.id,
-    workspaceId: row.workspace_id,
-    channel: row.channel,
-    to: row.phone,
-    from,
-    locale,
-    text: smsText(row.brand_name, code),
-    voice: voiceScript(row.brand_name, code, locale),
-    mode: row.mode,
-  };
-}
 
 export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
   const { db, clock, providers, jobKeys, random, warn, metrics } = deps;
@@ -224,7 +207,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     const provider = await providers.providerFor(sender, row.mode);
     // No code leaves the process before its verification is durable (a crash would leave a code on a phone that
     // no verification knows); a local hand-over commits with it instead.
-    if (!provider.local) await deps.committed();
+    if (!provider.sendIn) await deps.committed();
     const result = await handOver(provider, outboundMessage(row, sender.number, code));
     metrics.deliveryAttempt(row.channel, result.provider, result.kind);
     if (sender.number !== row.from_number) metrics.deliveryFailover(row.channel);

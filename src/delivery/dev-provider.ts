@@ -6,7 +6,7 @@ import { type Clock, monotonicStamps } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import * as outbox from './outbox-repository.js';
-import type { DeliveryProvider, DeliveryReportSink, HandOver, OutboundMessage } from './provider.js';
+import type { DeliveryReportSink, HandOver, LocalProvider, OutboundMessage } from './provider.js';
 import { toSpokenText, toSsml } from './voice-script.js';
 
 export const DEV_PROVIDER_NAME = 'development';
@@ -16,7 +16,7 @@ const REJECT_SUFFIX = '0999';
 const FAIL_LATER_SUFFIX = '0998';
 export const LATE_FAILURE_DELAY_MS = 1000;
 
-export interface DevProvider extends DeliveryProvider {
+export interface DevProvider extends LocalProvider {
   /** Applies the simulated failure reports that are due; the sweeper calls it too, so none is lost. */
   applyDueReports(): Promise<number>;
 }
@@ -26,8 +26,8 @@ export interface DevProvider extends DeliveryProvider {
  * It writes the outbox alone (the …0999 and …0998 destinations behave as they do there), and names itself so
  * the verification and its timeline say truthfully where the code went.
  */
-export function testOutboxProvider(dev: DeliveryProvider): DeliveryProvider {
-  return { name: TEST_PROVIDER_NAME, local: true, send: (message) => dev.send(message) };
+export function testOutboxProvider(dev: LocalProvider): LocalProvider {
+  return { name: TEST_PROVIDER_NAME, send: dev.send, sendIn: dev.sendIn };
 }
 
 export function createDevProvider(deps: { db: Db; clock: Clock; reports: DeliveryReportSink }): DevProvider {
@@ -51,41 +51,42 @@ export function createDevProvider(deps: { db: Db; clock: Clock; reports: Deliver
 
   return {
     name: DEV_PROVIDER_NAME,
-    // Its outbox is a table of this database: the message commits with the verification.
-    local: true,
     applyDueReports,
-
-    async send(message: OutboundMessage): Promise<HandOver> {
-      if (message.to.endsWith(REJECT_SUFFIX)) {
-        return {
-          ok: false,
-          providerId: null,
-          errorCode: 'destination_rejected',
-          errorMessage: `Development provider: hand-over to ${message.to} rejected (simulated for numbers ending in ${REJECT_SUFFIX}).`,
-        };
-      }
-      const now = clock.now();
-      const failsLater = message.to.endsWith(FAIL_LATER_SUFFIX);
-      const id = newId('msg');
-      await outbox.insertMessage(db, {
-        id,
-        verification_id: message.verificationId,
-        workspace_id: message.workspaceId,
-        channel: message.channel,
-        to_number: message.to,
-        from_number: message.from,
-        body: message.channel === 'sms' ? message.text : toSpokenText(message.voice),
-        markup: message.channel === 'voice' ? toSsml(message.voice) : null,
-        created_at: now,
-        report_due_at: failsLater ? now + LATE_FAILURE_DELAY_MS : null,
-        report_applied: 0,
-        seq: nextStamp(),
-        mode: message.mode,
-      });
-      if (failsLater) {
-        setTimeout(() => void applyDueReports().catch(() => {}), LATE_FAILURE_DELAY_MS + 50).unref();
-      }
-      return { ok: true, providerId: id };
-    },
+    send: (message) => sendIn(db, message),
+    // Its outbox is a table of this database: the message commits with the verification.
+    sendIn,
   };
+
+  async function sendIn(tx: Db, message: OutboundMessage): Promise<HandOver> {
+    if (message.to.endsWith(REJECT_SUFFIX)) {
+      return {
+        ok: false,
+        providerId: null,
+        errorCode: 'destination_rejected',
+        errorMessage: `Development provider: hand-over to ${message.to} rejected (simulated for numbers ending in ${REJECT_SUFFIX}).`,
+      };
+    }
+    const now = clock.now();
+    const failsLater = message.to.endsWith(FAIL_LATER_SUFFIX);
+    const id = newId('msg');
+    await outbox.insertMessage(tx, {
+      id,
+      verification_id: message.verificationId,
+      workspace_id: message.workspaceId,
+      channel: message.channel,
+      to_number: message.to,
+      from_number: message.from,
+      body: message.channel === 'sms' ? message.text : toSpokenText(message.voice),
+      markup: message.channel === 'voice' ? toSsml(message.voice) : null,
+      created_at: now,
+      report_due_at: failsLater ? now + LATE_FAILURE_DELAY_MS : null,
+      report_applied: 0,
+      seq: nextStamp(),
+      mode: message.mode,
+    });
+    if (failsLater) {
+      setTimeout(() => void applyDueReports().catch(() => {}), LATE_FAILURE_DELAY_MS + 50).unref();
+    }
+    return { ok: true, providerId: id };
+  }
 }

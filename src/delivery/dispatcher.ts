@@ -83,6 +83,12 @@ export function createDispatcher(deps: DispatcherDeps) {
   return {
     leaseMs,
 
+    /**
+     * The provider of a send's first hand-over when that hand-over is a write to this database (the send makes it
+     * in its own transaction: inline-hand-over.ts); undefined when it leaves the process (a job, then an attempt).
+     */
+    localProviderFor: deps.providers.localProviderFor,
+
     /** The job row for a new verification, held by the sending request for its first attempt. */
     newJob(verification: { id: string; workspace_id: string }, code: string, now: number): NewJob {
       const token = newToken();

@@ -1,5 +1,6 @@
 // The provider interface: everything the verification logic knows of delivery. Carrier adapters implement
 // it; the development provider (dev-provider.ts) is the default.
+import type { Db } from '../store/database.js';
 import type { Channel } from '../vocabulary/channels.js';
 import type { Mode } from '../vocabulary/modes.js';
 import type { NumberRow } from '../workspaces/repository.js';
@@ -67,11 +68,11 @@ export interface DeliveryProvider {
   /** Stable name, kept with each verification (`delivery_provider`). */
   readonly name: string;
   /**
-   * The hand-over is a write to this service's own database (the development outbox): it commits with the
-   * verification or not at all, so it need not wait for the verification's commit. A carrier's hand-over leaves
-   * the process, and waits.
+   * Present when the hand-over is a write to this service's own database (the development outbox): made through
+   * `db`, the caller's transaction, it commits with the verification or not at all. A send makes it in its own
+   * transaction (no delivery job, no second commit); a carrier's hand-over leaves the process, and waits.
    */
-  readonly local?: boolean;
+  readonly sendIn?: (db: Db, message: OutboundMessage) => Promise<HandOver>;
   send(message: OutboundMessage): Promise<HandOver>;
 }
 
@@ -81,4 +82,12 @@ export interface DeliveryProvider {
  */
 export interface ProviderRouter {
   providerFor(sender: NumberRow, mode?: Mode): Promise<DeliveryProvider>;
+  /**
+   * The same choice when it needs no read and is a write to this database (the development provider, the test
+   * outbox); undefined for a number of a carrier account.
+   */
+  localProviderFor(sender: NumberRow, mode: Mode): LocalProvider | undefined;
 }
+
+/** A provider whose hand-over is a write to this database. */
+export type LocalProvider = DeliveryProvider & Required<Pick<DeliveryProvider, 'sendIn'>>;

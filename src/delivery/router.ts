@@ -6,16 +6,18 @@
 
 import { CredentialsUnreadableError } from '../carrier-accounts/credentials.js';
 import type { CarrierAccount, CarrierService } from '../carrier-accounts/service.js';
+import type { Mode } from '../vocabulary/modes.js';
+import type { NumberRow } from '../workspaces/repository.js';
 import { statusCallbackUrl } from './callback-url.js';
 import { type AnyCarrier, findCarrier, refusingProvider } from './carriers/descriptor.js';
 import { BUILT_IN_CARRIERS } from './carriers/index.js';
 import type { CarrierRuntimes } from './carriers/runtime.js';
 import { testOutboxProvider } from './dev-provider.js';
-import type { DeliveryProvider, ProviderRouter } from './provider.js';
+import type { DeliveryProvider, LocalProvider, ProviderRouter } from './provider.js';
 
 export function createProviderRouter(deps: {
   carriers: Pick<CarrierService, 'getAccount'>;
-  devProvider: DeliveryProvider;
+  devProvider: LocalProvider;
   publicUrl: string;
   /** How long one request to a carrier may take (the adapters' default where unset). */
   timeoutMs?: number;
@@ -27,40 +29,45 @@ export function createProviderRouter(deps: {
   const { carriers, devProvider, publicUrl } = deps;
   const carrierTypes = deps.carrierTypes ?? BUILT_IN_CARRIERS;
   const testOutbox = testOutboxProvider(devProvider);
+  /** The provider of a number with no carrier account (in live mode), or of any number in test mode. */
+  const localProviderFor = (sender: NumberRow, mode: Mode): LocalProvider | undefined =>
+    // Test mode: the outbox, whatever carrier account the number uses. No account is even read.
+    mode === 'test' ? testOutbox : sender.carrier_id === null ? devProvider : undefined;
+
+  /** The adapter of the number's carrier account, as now stored. */
+  async function carrierProvider(sender: NumberRow, carrierId: string): Promise<DeliveryProvider> {
+    let account: CarrierAccount | undefined;
+    try {
+      account = await carriers.getAccount(carrierId);
+    } catch (err) {
+      if (!(err instanceof CredentialsUnreadableError)) throw err;
+      // Sealed under another server secret, or altered: the account cannot be used until re-added.
+      return refusingProvider(
+        'carrier',
+        `The credentials of carrier account ${carrierId} cannot be read with this server's secret: nothing was sent.`,
+      );
+    }
+    if (!account || account.workspaceId !== sender.workspace_id) {
+      return refusingProvider('carrier', `Carrier account ${carrierId} no longer exists: nothing was sent.`);
+    }
+    const carrier = findCarrier(carrierTypes, account.type);
+    if (!carrier) {
+      return refusingProvider(
+        account.type,
+        `Carrier account ${account.id} is of type ${account.type}, which this process does not know: nothing was sent.`,
+      );
+    }
+    return carrier.createAdapter(account, {
+      statusCallbackUrl: statusCallbackUrl(publicUrl, account),
+      timeoutMs: deps.timeoutMs,
+      runtime: deps.runtimes?.of(carrier.type),
+    });
+  }
+
   return {
+    localProviderFor,
     async providerFor(sender, mode = 'live') {
-      // Test mode: the outbox, whatever carrier account the number uses. No account is even read.
-      if (mode === 'test') return testOutbox;
-      if (sender.carrier_id === null) return devProvider;
-      let account: CarrierAccount | undefined;
-      try {
-        account = await carriers.getAccount(sender.carrier_id);
-      } catch (err) {
-        if (!(err instanceof CredentialsUnreadableError)) throw err;
-        // Sealed under another server secret, or altered: the account cannot be used until re-added.
-        return refusingProvider(
-          'carrier',
-          `The credentials of carrier account ${sender.carrier_id} cannot be read with this server's secret: nothing was sent.`,
-        );
-      }
-      if (!account || account.workspaceId !== sender.workspace_id) {
-        return refusingProvider(
-          'carrier',
-          `Carrier account ${sender.carrier_id} no longer exists: nothing was sent.`,
-        );
-      }
-      const carrier = findCarrier(carrierTypes, account.type);
-      if (!carrier) {
-        return refusingProvider(
-          account.type,
-          `Carrier account ${account.id} is of type ${account.type}, which this process does not know: nothing was sent.`,
-        );
-      }
-      return carrier.createAdapter(account, {
-        statusCallbackUrl: statusCallbackUrl(publicUrl, account),
-        timeoutMs: deps.timeoutMs,
-        runtime: deps.runtimes?.of(carrier.type),
-      });
+      return localProviderFor(sender, mode) ?? carrierProvider(sender, sender.carrier_id ?? '');
     },
   };
 }

@@ -2,6 +2,7 @@
 // It knows nothing of HTTP; delivery goes through the provider interface.
 import type { Clock } from '../clock.js';
 import type { Dispatcher } from '../delivery/dispatcher.js';
+import { handOverIn, type InlineHandOver } from '../delivery/inline-hand-over.js';
 import { insertJob } from '../delivery/jobs.js';
 import { AppError, invalidField } from '../errors.js';
 import { type FraudGuard, refusalError } from '../fraud/guard.js';
@@ -57,7 +58,7 @@ export interface VerificationDeps {
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
   /** Sends and checks, counted by outcome. */
-  metrics: Pick<Metrics, 'send' | 'check'>;
+  metrics: Pick<Metrics, 'send' | 'check' | 'deliveryAttempt'>;
   /**
    * Webhook events, emitted in the transaction of the change they report; only for a workspace with an enabled
    * endpoint (its count comes with the API key's look-up), so the others pay nothing.
@@ -226,7 +227,9 @@ export function createVerificationService(deps: VerificationDeps) {
         mode,
       };
       row.code_hash = hashCode(codeKeys[0], row.id, code);
-      const job = dispatcher.newJob(row, code, now);
+      // A hand-over that is a write to this database is made in the send's transaction; any other is a job's.
+      const local = dispatcher.localProviderFor(sender, mode);
+      const job = local ? undefined : dispatcher.newJob(row, code, now);
       // A number past its failed-guess ceiling gets no new code either: a code could not be checked. Test codes
       // reach nobody, so the ceiling (a live defence against guessing) neither counts nor holds them.
       const ceiling = live ? await guessCeilingRefusal(db, ws, destination.e164, now) : undefined;
@@ -235,6 +238,7 @@ export function createVerificationService(deps: VerificationDeps) {
         throw ceiling;
       }
 
+      let handedOver: InlineHandOver | undefined;
       // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
       // verification of the number is pending, and the send limit counts every one of them.
       const refusal = await db.transaction().execute(async (tx) => {
@@ -253,15 +257,17 @@ export function createVerificationService(deps: VerificationDeps) {
         const superseded = emitting
           ? await repo.supersedePendingRows(tx, number)
           : await repo.supersedePending(tx, number);
-        await repo.insertVerification(tx, row);
-        // With the verification, or not at all: a committed code always has its delivery job.
-        await insertJob(tx, job.row);
+        const inline = local && (await handOverIn(tx, local, row, code));
+        await repo.insertVerification(tx, inline ? { ...row, ...inline.columns } : row);
+        // With the verification, or not at all: a committed code always has its delivery job, or its hand-over.
+        if (job) await insertJob(tx, job.row);
         if (emitting) {
           // Supersede cancels the older code (or records its expiry, where its time had run out).
           for (const old of superseded as repo.VerificationRow[]) {
             await emit(tx, old.status === 'expired' ? 'verification.expired' : 'verification.canceled', old);
           }
           await emit(tx, 'verification.created', row);
+          if (inline) await emit(tx, inline.webhook, { ...row, ...inline.columns });
         }
         // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
         await timeline.record(tx, [
@@ -272,19 +278,28 @@ export function createVerificationService(deps: VerificationDeps) {
             kind: 'created',
             detail: { channel, from: sender.number, to: destination.e164 },
           },
+          ...(inline ? [inline.event] : []),
         ]);
+        handedOver = inline || undefined;
         return undefined;
       });
       // Counted from when the refusal was decided: this send's `now` was read before it waited for the range's
       // lock, and another process may have written the block since (Retry-After never exceeds the block's length).
       if (refusal) throw refusalError(refusal, clock.now());
 
-      // The first hand-over, waited for a short while so the response can say whether it was made; past the
-      // deadline it goes on in the background, and the dispatcher retries what fails transiently.
-      const known = { row, senders: numbers, webhooks: emitting };
-      const handedOver = await waitAtMost(dispatcher.firstAttempt(job, code, known), deliveryWaitMs);
-      // The settled hand-over returns the row it wrote; only a send still retrying or past the deadline reads it.
-      const sent = handedOver ?? (await requireVerification(ws.id, row.id, mode));
+      let sent: repo.VerificationRow;
+      if (handedOver) {
+        deps.metrics.deliveryAttempt(channel, handedOver.provider, handedOver.result);
+        sent = { ...row, ...handedOver.columns };
+      } else {
+        // The first hand-over, waited for a short while so the response can say whether it was made; past the
+        // deadline it goes on in the background, and the dispatcher retries what fails transiently.
+        const known = { row, senders: numbers, webhooks: emitting };
+        const settledFirst =
+          job && (await waitAtMost(dispatcher.firstAttempt(job, code, known), deliveryWaitMs));
+        // The settled hand-over returns the row it wrote; only a send still retrying or past the deadline reads it.
+        sent = settledFirst || (await requireVerification(ws.id, row.id, mode));
+      }
       deps.metrics.send(channel, acceptedSendOutcome(sent), sent.delivery_provider ?? 'none');
       return presentVerification(sent);
     },
