@@ -83,20 +83,59 @@ export function prepared<P extends Record<string, unknown>, O>(
 export function preparedInsert<T extends keyof Database & string>(
   table: T,
 ): (db: Db, row: Insertable<Database[T]>) => Promise<void> {
+  const insertRows = preparedInsertRows(table);
+  return (db, row) => insertRows(db, [row]);
+}
+
+/** The most rows one statement of `preparedInsertRows` takes: each count is a statement of its own, cached. */
+export const ROWS_PER_INSERT = 32;
+
+/**
+ * An insert of several whole rows in one statement (one round trip), compiled once for each number of rows up to
+ * ROWS_PER_INSERT (more go in several statements); columns as for `preparedInsert`.
+ */
+export function preparedInsertRows<T extends keyof Database & string>(
+  table: T,
+): (db: Db, rows: readonly Insertable<Database[T]>[]) => Promise<void> {
   let columns: string[] | undefined;
-  let insert: ((db: Db, inputs: Record<string, unknown>) => Promise<QueryResult<unknown>>) | undefined;
-  return async (db, row) => {
-    const given = Object.keys(row);
-    if (!columns || !insert) {
-      const names = given;
-      columns = names;
-      insert = prepared((d, p: Record<string, unknown>) =>
-        d.insertInto(table).values(Object.fromEntries(names.map((c) => [c, p[c]])) as never),
-      );
-    } else if (given.length !== columns.length) {
-      throw new Error(`an insert into ${table} must give the columns ${columns.join(', ')}`);
+  const inserts: ((db: Db, inputs: Record<string, unknown>) => Promise<QueryResult<unknown>>)[] = [];
+  // The inputs' names of row i ("i.column"), made once.
+  const inputNames: string[][] = [];
+  const insertFor = (count: number, names: string[]) => {
+    inserts[count] ??= prepared((d, p: Record<string, unknown>) =>
+      d
+        .insertInto(table)
+        .values(
+          Array.from(
+            { length: count },
+            (_, i) =>
+              Object.fromEntries(names.map((c, j) => [c, p[namesOf(i, names)[j] as string]])) as never,
+          ),
+        ),
+    );
+    return inserts[count];
+  };
+  const namesOf = (i: number, names: string[]) => {
+    inputNames[i] ??= names.map((c) => `${i}.${c}`);
+    return inputNames[i];
+  };
+  return async (db, rows) => {
+    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+      const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+      columns ??= Object.keys(chunk[0] as object);
+      const names = columns;
+      const inputs: Record<string, unknown> = {};
+      chunk.forEach((row, i) => {
+        const given = row as Record<string, unknown>;
+        if (Object.keys(given).length !== names.length)
+          throw new Error(`an insert into ${table} must give the columns ${names.join(', ')}`);
+        const keys = namesOf(i, names);
+        names.forEach((c, j) => {
+          inputs[keys[j] as string] = given[c];
+        });
+      });
+      await insertFor(chunk.length, names)(db, inputs);
     }
-    await insert(db, row as Record<string, unknown>);
   };
 }
 

@@ -6,9 +6,9 @@
 import { type Clock, monotonicStamps } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
-import { preparedInsert } from '../store/prepared.js';
+import { preparedInsertRows } from '../store/prepared.js';
 
-const insertEvent = preparedInsert('verification_events');
+const insertEvents = preparedInsertRows('verification_events');
 
 import type { EventKind } from '../vocabulary/event-kinds.js';
 
@@ -60,9 +60,10 @@ export function createTimeline(deps: { db: Db; clock: Clock; warn?: (err: unknow
   async function record(db: Db, events: readonly NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     const at = deps.clock.now();
-    // One compiled insert a row: a send writes one or two events, and a statement of one shape is prepared once.
-    for (const e of events) {
-      await insertEvent(db, {
+    // One statement for all of them (a send writes two or three): one round trip, compiled once per count.
+    await insertEvents(
+      db,
+      events.map((e) => ({
         id: newId('evt'),
         verification_id: e.verificationId,
         workspace_id: e.workspaceId,
@@ -70,8 +71,8 @@ export function createTimeline(deps: { db: Db; clock: Clock; warn?: (err: unknow
         detail: e.detail === undefined ? null : JSON.stringify(e.detail),
         at,
         seq: nextSeq(),
-      });
-    }
+      })),
+    );
   }
 
   return {
