@@ -27,19 +27,43 @@ export interface GuessPolicy {
   guess_window_seconds: number;
 }
 
-/** The failure that keeps the ceiling reached: the number's limit-th newest inside the window (one index range). */
-const ceilingFailure = prepared(
-  (db, p: { workspaceId: string; phone: string; since: number; offset: number }) =>
-    db
-      .selectFrom('guess_failures')
-      .select('at')
-      .where('workspace_id', '=', p.workspaceId)
-      .where('phone', '=', p.phone)
-      .where('at', '>', p.since)
-      .orderBy('at', 'desc')
-      .limit(1)
-      .offset(p.offset),
-);
+/** What finds the failure that keeps a number's ceiling reached. */
+export type CeilingInputs = {
+  workspaceId: string;
+  phone: string;
+  /** The window's start: failures after it count. */
+  since: number;
+  /** The limit less one: the limit-th newest failure is the one that keeps the ceiling reached. */
+  offset: number;
+};
+
+/** The inputs of the number's ceiling under `policy` at `now`. */
+export function ceilingInputs(policy: GuessPolicy, phone: string, now: number): CeilingInputs {
+  return {
+    workspaceId: policy.id,
+    phone,
+    since: now - policy.guess_window_seconds * 1000,
+    offset: policy.guess_limit - 1,
+  };
+}
+
+/**
+ * The failure that keeps the ceiling reached: the number's limit-th newest inside the window (one index range).
+ * A query of its own, or a scalar inside another statement (the send reads it with the number's other state).
+ */
+export function ceilingFailureQuery(db: Db, p: CeilingInputs) {
+  return db
+    .selectFrom('guess_failures')
+    .select('at')
+    .where('workspace_id', '=', p.workspaceId)
+    .where('phone', '=', p.phone)
+    .where('at', '>', p.since)
+    .orderBy('at', 'desc')
+    .limit(1)
+    .offset(p.offset);
+}
+
+const ceilingFailure = prepared((db, p: CeilingInputs) => ceilingFailureQuery(db, p));
 
 const insertFailure = preparedInsert('guess_failures');
 
@@ -60,7 +84,7 @@ function span(seconds: number): string {
 
 /**
  * The refusal (429, with Retry-After until its oldest counted failure leaves the window) while the number's ceiling
- * is reached, else undefined. One indexed look-up: the send path and checks of a finished verification use it alone.
+ * is reached, else undefined. One indexed look-up: checks of a finished verification use it alone.
  */
 export async function guessCeilingRefusal(
   db: Db,
@@ -68,20 +92,17 @@ export async function guessCeilingRefusal(
   phone: string,
   now: number,
 ): Promise<AppError | undefined> {
+  const [oldest] = (await ceilingFailure(db, ceilingInputs(policy, phone, now))).rows;
+  return oldest && ceilingRefusal(policy, oldest.at, now);
+}
+
+/** The 429 of a number whose ceiling the failure at `oldestAt` keeps reached (until it leaves the window). */
+export function ceilingRefusal(policy: GuessPolicy, oldestAt: number, now: number): AppError {
   const windowMs = policy.guess_window_seconds * 1000;
-  const [oldest] = (
-    await ceilingFailure(db, {
-      workspaceId: policy.id,
-      phone,
-      since: now - windowMs,
-      offset: policy.guess_limit - 1,
-    })
-  ).rows;
-  if (!oldest) return undefined;
   return new AppError(
     'rate_limited',
     `Too many wrong codes for this number: at most ${policy.guess_limit} failed checks in ${span(policy.guess_window_seconds)}. Checks of and sends to it are refused until then.`,
-    { retry_after: Math.max(1, Math.ceil((oldest.at + windowMs - now) / 1000)) },
+    { retry_after: Math.max(1, Math.ceil((oldestAt + windowMs - now) / 1000)) },
   );
 }
 

@@ -2,7 +2,7 @@
 // and each says which invariant it keeps. Functions take the database (or a transaction) first.
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
-import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
+import { prepared, preparedInsert } from '../store/prepared.js';
 import type { VerificationsTable } from '../store/tables.js';
 import type { Mode } from '../vocabulary/modes.js';
 import type { Status } from '../vocabulary/statuses.js';
@@ -88,67 +88,6 @@ export async function findForPhone(
 ): Promise<VerificationRow | undefined> {
   return (await byPhone(db, { workspaceId, phone, mode })).rows[0];
 }
-
-/**
- * Serialises sends to one number for the rest of the transaction, taken first, so the send limit's count and
- * the supersede below see every earlier send. Returns the send's ordinal for the number, which orders its
- * verifications without relying on clock resolution. PostgreSQL: a row lock on the number's lock row, which
- * counts the ordinals. SQLite: every write of every process already runs under the database's one write lock
- * (the connection's group holds it from BEGIN IMMEDIATE to its commit), so there is nothing to lock, and the
- * ordinal is the number's highest so far plus one (an index look-up, no row written).
- */
-const takePhoneLock = prepared((db, p: { workspaceId: string; phone: string; now: number }) =>
-  db
-    .insertInto('phone_locks')
-    .values({ workspace_id: p.workspaceId, phone: p.phone, touched_at: p.now, seq: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['workspace_id', 'phone'])
-        .doUpdateSet({ touched_at: p.now, seq: sql<number>`phone_locks.seq + 1` }),
-    )
-    .returning('seq'),
-);
-
-const nextOrdinal = prepared((db, p: { workspaceId: string; phone: string }) =>
-  db
-    .selectFrom('verifications')
-    .select(sql<number>`coalesce(max(seq), 0) + 1`.as('seq'))
-    .where('workspace_id', '=', p.workspaceId)
-    .where('phone', '=', p.phone),
-);
-
-export async function lockPhone(db: Db, workspaceId: string, phone: string, now: number): Promise<number> {
-  const row =
-    dialectOf(db) === 'sqlite'
-      ? (await nextOrdinal(db, { workspaceId, phone })).rows[0]
-      : (await takePhoneLock(db, { workspaceId, phone, now })).rows[0];
-  if (!row) throw new Error('the phone lock returned no row');
-  return row.seq;
-}
-
-/** Creation times of the number's verifications of `mode` since `since`, oldest first (for the send limit). */
-export async function sendTimesSince(
-  db: Db,
-  workspaceId: string,
-  phone: string,
-  since: number,
-  mode: Mode,
-): Promise<number[]> {
-  const { rows } = await sendTimes(db, { workspaceId, phone, since, mode });
-  return rows.map((r) => r.created_at);
-}
-
-// The send limit is per mode: a test suite's sends never use up a real number's live sends, nor the reverse.
-const sendTimes = prepared((db, p: { workspaceId: string; phone: string; since: number; mode: Mode }) =>
-  db
-    .selectFrom('verifications')
-    .select('created_at')
-    .where('workspace_id', '=', p.workspaceId)
-    .where('phone', '=', p.phone)
-    .where('created_at', '>', p.since)
-    .where('mode', '=', p.mode)
-    .orderBy('created_at'),
-);
 
 export interface SupersededRow {
   id: string;

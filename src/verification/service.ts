@@ -9,9 +9,10 @@ import { type FraudGuard, refusalError } from '../fraud/guard.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
 import {
+  ceilingInputs,
+  ceilingRefusal,
   countGuessFailure,
   enforceGuessCeiling,
-  guessCeilingRefusal,
   holdGuessCeiling,
 } from '../limits/guess-ceiling.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -29,6 +30,7 @@ import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
 import { testNumberCode } from '../workspaces/test-numbers.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
+import { takeNumber } from './number-state.js';
 import { presentCheck, presentVerification } from './present.js';
 import { type RefusedSend, recordRefusedSend } from './refused-sends.js';
 import * as repo from './repository.js';
@@ -139,20 +141,14 @@ export function createVerificationService(deps: VerificationDeps) {
     return requireVerification(row.workspace_id, row.id, row.mode);
   }
 
-  async function enforceSendLimit(
-    tx: Db,
-    ws: { id: string; send_limit: number; send_window_seconds: number },
-    phone: string,
+  /** The 429 of a number whose send window the send at `fullAt` fills (until that send leaves the window). */
+  function sendLimitRefusal(
+    ws: { send_limit: number; send_window_seconds: number },
+    fullAt: number,
     now: number,
-    mode: Mode,
-  ) {
-    const windowMs = ws.send_window_seconds * 1000;
-    const times = await repo.sendTimesSince(tx, ws.id, phone, now - windowMs, mode);
-    if (times.length < ws.send_limit) return;
-    // The window frees a place when the send that pushed it over the limit ages out.
-    const freesAt = (times[times.length - ws.send_limit] ?? now) + windowMs;
-    const retryAfter = Math.max(1, Math.ceil((freesAt - now) / 1000));
-    throw new AppError(
+  ): AppError {
+    const retryAfter = Math.max(1, Math.ceil((fullAt + ws.send_window_seconds * 1000 - now) / 1000));
+    return new AppError(
       'rate_limited',
       `At most ${ws.send_limit} codes may be sent to one number in ${ws.send_window_seconds / 60} minutes.`,
       { retry_after: retryAfter },
@@ -230,33 +226,45 @@ export function createVerificationService(deps: VerificationDeps) {
       // A hand-over that is a write to this database is made in the send's transaction; any other is a job's.
       const local = dispatcher.localProviderFor(sender, mode);
       const job = local ? undefined : dispatcher.newJob(row, code, now);
-      // A number past its failed-guess ceiling gets no new code either: a code could not be checked. Test codes
-      // reach nobody, so the ceiling (a live defence against guessing) neither counts nor holds them.
-      const ceiling = live ? await guessCeilingRefusal(db, ws, destination.e164, now) : undefined;
-      if (ceiling) {
-        await recordRefusedSend(db, refusedSend('guess_ceiling', null));
-        throw ceiling;
-      }
-
       let handedOver: InlineHandOver | undefined;
-      // Limit, supersede and insert under the number's lock: after any set of concurrent sends exactly one
-      // verification of the number is pending, and the send limit counts every one of them.
-      const refusal = await db.transaction().execute(async (tx) => {
-        row.seq = await repo.lockPhone(tx, ws.id, destination.e164, now);
+      // Limits, supersede and insert under the number's lock: after any set of concurrent sends exactly one
+      // verification of the number is pending, and the send limit counts every one of them. What a refusal
+      // commits (its refused-send row, a block's count) commits; nothing of the send does.
+      const refused = await db.transaction().execute(async (tx): Promise<(() => AppError) | undefined> => {
+        const number = await takeNumber(tx, {
+          workspaceId: ws.id,
+          phone: destination.e164,
+          now,
+          mode,
+          windowSince: now - ws.send_window_seconds * 1000,
+          windowOffset: ws.send_limit - 1,
+          ceiling: ceilingInputs(ws, destination.e164, now),
+        });
+        row.seq = number.seq;
+        // A number past its failed-guess ceiling gets no new code either: a code could not be checked. Test codes
+        // reach nobody, so the ceiling (a live defence against guessing) neither counts nor holds them.
+        const ceilingAt = number.ceilingAt;
+        if (live && ceilingAt !== null) {
+          await recordRefusedSend(tx, refusedSend('guess_ceiling', null));
+          return () => ceilingRefusal(ws, ceilingAt, now);
+        }
         // The pumping guard: a refusal commits its block (and its count) but nothing of the send. Test sends cost
         // nothing and reach no carrier: they neither count in a range nor meet its block.
-        const refused = live
+        const blocked = live
           ? await deps.fraud.guardSend(tx, ws.id, destination.e164, destination.country, now)
           : undefined;
-        if (refused) {
-          await recordRefusedSend(tx, { ...refusedSend(refused.reason, refused.blockId), at: now });
-          return refused;
+        if (blocked) {
+          await recordRefusedSend(tx, { ...refusedSend(blocked.reason, blocked.blockId), at: now });
+          // Counted from when the refusal was decided: this send's `now` was read before it waited for the range's
+          // lock, and another process may have written the block since (Retry-After never exceeds its length).
+          return () => refusalError(blocked, clock.now());
         }
-        await enforceSendLimit(tx, ws, destination.e164, now, mode);
-        const number = { workspaceId: ws.id, phone: destination.e164, now, mode };
+        // Thrown: the send limit's refusal rolls back the guard's count of this send, as if it had never come.
+        if (number.windowFullAt !== null) throw sendLimitRefusal(ws, number.windowFullAt, now);
+        const sending = { workspaceId: ws.id, phone: destination.e164, now, mode };
         const superseded = emitting
-          ? await repo.supersedePendingRows(tx, number)
-          : await repo.supersedePending(tx, number);
+          ? await repo.supersedePendingRows(tx, sending)
+          : await repo.supersedePending(tx, sending);
         const inline = local && (await handOverIn(tx, local, row, code));
         await repo.insertVerification(tx, inline ? { ...row, ...inline.columns } : row);
         // With the verification, or not at all: a committed code always has its delivery job, or its hand-over.
@@ -283,9 +291,7 @@ export function createVerificationService(deps: VerificationDeps) {
         handedOver = inline || undefined;
         return undefined;
       });
-      // Counted from when the refusal was decided: this send's `now` was read before it waited for the range's
-      // lock, and another process may have written the block since (Retry-After never exceeds the block's length).
-      if (refusal) throw refusalError(refusal, clock.now());
+      if (refused) throw refused();
 
       let sent: repo.VerificationRow;
       if (handedOver) {

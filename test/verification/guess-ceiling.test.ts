@@ -284,6 +284,9 @@ describe('guess ceiling: failed checks per number, across its verifications', ()
       while ((await failuresOf(phone)) < 20) {
         const res = await api.check({ phone, code: wrong });
         if (res.statusCode === 200 && json<Check>(res).status === 'pending') continue;
+        // The check that used up its code's attempts may also have been the number's last allowed failure: then
+        // the ceiling is reached and a new code would rightly be refused (asserted below).
+        if ((await failuresOf(phone)) >= 20) break;
         const sent = await api.send({ phone, max_attempts: 10 });
         assert.equal(sent.statusCode, 201, sent.body);
       }
