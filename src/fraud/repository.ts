@@ -3,7 +3,7 @@
 // to the range that committed before. Functions take the database (or a transaction) first.
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
-import { prepared, preparedInsert } from '../store/prepared.js';
+import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { FraudBlocksTable } from '../store/tables.js';
 import { FRAUD_DEFAULTS, type FraudLimits } from './rules.js';
 
@@ -101,8 +101,10 @@ export async function lockRange(db: Db, p: RangeKey): Promise<RangeState> {
   };
 }
 
+type RangeCount = { workspaceId: string; range: string; phone: string; since: number };
+
 /** Numbers of the range other than `phone` sent to since `since` (an index range scan). */
-const countOthers = prepared((db, p: { workspaceId: string; range: string; phone: string; since: number }) =>
+const countOthers = prepared((db, p: RangeCount) =>
   db
     .selectFrom('fraud_range_numbers')
     .select(sql<number>`count(*)`.as('n'))
@@ -112,21 +114,64 @@ const countOthers = prepared((db, p: { workspaceId: string; range: string; phone
     .where('phone', '<>', p.phone),
 );
 
-export async function countOtherNumbers(
-  db: Db,
-  p: { workspaceId: string; range: string; phone: string; since: number },
-): Promise<number> {
-  return Number((await countOthers(db, p)).rows[0]?.n ?? 0);
-}
-
 /** The number's last send, under its range. */
-export const recordNumber = prepared(
-  (db, p: { workspaceId: string; range: string; phone: string; now: number }) =>
-    db
-      .insertInto('fraud_range_numbers')
-      .values({ workspace_id: p.workspaceId, phone: p.phone, range_prefix: p.range, last_sent_at: p.now })
-      .onConflict((oc) => oc.columns(['workspace_id', 'phone']).doUpdateSet({ last_sent_at: p.now })),
+const recordNumber = prepared((db, p: { workspaceId: string; range: string; phone: string; now: number }) =>
+  db
+    .insertInto('fraud_range_numbers')
+    .values({ workspace_id: p.workspaceId, phone: p.phone, range_prefix: p.range, last_sent_at: p.now })
+    .onConflict((oc) => oc.columns(['workspace_id', 'phone']).doUpdateSet({ last_sent_at: p.now })),
 );
+
+/**
+ * PostgreSQL: the count and the record as one statement (a data-modifying CTE, one round trip). Both parts see
+ * the snapshot the statement starts with, taken after the range's lock, so the count holds every earlier send.
+ */
+const countAndRecordPg = prepared((db, p: RangeCount & { now: number; limit: number }) =>
+  db
+    .with('others', (qc) =>
+      qc
+        .selectFrom('fraud_range_numbers')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('workspace_id', '=', p.workspaceId)
+        .where('range_prefix', '=', p.range)
+        .where('last_sent_at', '>', p.since)
+        .where('phone', '<>', p.phone),
+    )
+    .with('recorded', (qc) =>
+      qc
+        .insertInto('fraud_range_numbers')
+        .columns(['workspace_id', 'phone', 'range_prefix', 'last_sent_at'])
+        .expression(
+          qc
+            .selectFrom('others')
+            .select([
+              sql<string>`cast(${p.workspaceId} as text)`.as('workspace_id'),
+              sql<string>`cast(${p.phone} as text)`.as('phone'),
+              sql<string>`cast(${p.range} as text)`.as('range_prefix'),
+              sql<number>`cast(${p.now} as bigint)`.as('last_sent_at'),
+            ])
+            .where('others.n', '<', p.limit),
+        )
+        .onConflict((oc) => oc.columns(['workspace_id', 'phone']).doUpdateSet({ last_sent_at: p.now })),
+    )
+    .selectFrom('others')
+    .select('n'),
+);
+
+/**
+ * Counts the numbers of the range other than `phone` sent to since `since` and, when they are fewer than `limit`
+ * (the send may go on), records this number's send. Returns the count. SQLite has no data-modifying CTE: two
+ * statements there, which its one write lock keeps together.
+ */
+export async function countAndRecord(
+  db: Db,
+  p: RangeCount & { now: number; limit: number },
+): Promise<number> {
+  if (dialectOf(db) === 'postgres') return Number((await countAndRecordPg(db, p)).rows[0]?.n ?? 0);
+  const others = Number((await countOthers(db, p)).rows[0]?.n ?? 0);
+  if (others < p.limit) await recordNumber(db, p);
+  return others;
+}
 
 export const insertBlock = preparedInsert('fraud_blocks');
 
