@@ -49,8 +49,7 @@ export function parseDestination(
   defaultCountry: Country | undefined,
   allowed: readonly Country[] = SUPPORTED_COUNTRIES,
 ): ParsedPhone & { refusal: AppError | undefined } {
-  const { e164, country, parsed } = parseValid(input, defaultCountry, allowed);
-  const type = parsed.getType();
+  const { e164, country, type } = parseValid(input, defaultCountry, allowed);
   if (type !== undefined && type in REFUSED_DESTINATION_TYPES) {
     const kind = REFUSED_DESTINATION_TYPES[type as keyof typeof REFUSED_DESTINATION_TYPES];
     const refusal = new AppError(
@@ -72,7 +71,10 @@ function parseValid(input: string, defaultCountry: Country | undefined, allowed:
     );
   }
   const parsed = parsePhoneNumberFromString(input, international ? undefined : defaultCountry);
-  if (!parsed?.isValid()) {
+  // A number whose type the metadata knows is valid (with type data, isValid() is exactly "getType() is
+  // defined", and computes the type to say so): the type is computed once, and isValid() asked only without it.
+  const type = parsed?.getType();
+  if (!parsed || (type === undefined && !parsed.isValid())) {
     throw new AppError('invalid_phone', `${JSON.stringify(input)} is not a valid phone number.`);
   }
   const country = parsed.country;
@@ -82,7 +84,7 @@ function parseValid(input: string, defaultCountry: Country | undefined, allowed:
       `Numbers of ${country ?? `+${parsed.countryCallingCode}`} are not supported here; allowed: ${allowed.join(', ')}.`,
     );
   }
-  return { e164: parsed.number, country, parsed };
+  return { e164: parsed.number, country, type };
 }
 
 /** The number's type where the metadata is certain of it; undefined where it is not (US/CA numbers). */
