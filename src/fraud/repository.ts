@@ -1,10 +1,10 @@
 // SQL of the pumping guard. The send path's statements are compiled once (prepared) and run in the send's
 // transaction; the first takes the range's row lock, so the count and the block decision after it see every send
 // to the range that committed before. Functions take the database (or a transaction) first.
-import { sql } from 'kysely';
+import { type QueryCreator, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
-import type { FraudBlocksTable } from '../store/tables.js';
+import type { Database, FraudBlocksTable } from '../store/tables.js';
 import { FRAUD_DEFAULTS, type FraudLimits } from './rules.js';
 
 export type BlockRow = FraudBlocksTable;
@@ -104,15 +104,16 @@ export async function lockRange(db: Db, p: RangeKey): Promise<RangeState> {
 type RangeCount = { workspaceId: string; range: string; phone: string; since: number };
 
 /** Numbers of the range other than `phone` sent to since `since` (an index range scan). */
-const countOthers = prepared((db, p: RangeCount) =>
-  db
+const othersQuery = (qc: QueryCreator<Database>, p: RangeCount) =>
+  qc
     .selectFrom('fraud_range_numbers')
     .select(sql<number>`count(*)`.as('n'))
     .where('workspace_id', '=', p.workspaceId)
     .where('range_prefix', '=', p.range)
     .where('last_sent_at', '>', p.since)
-    .where('phone', '<>', p.phone),
-);
+    .where('phone', '<>', p.phone);
+
+const countOthers = prepared((db, p: RangeCount) => othersQuery(db, p));
 
 /** The number's last send, under its range. */
 const recordNumber = prepared((db, p: { workspaceId: string; range: string; phone: string; now: number }) =>
@@ -128,15 +129,7 @@ const recordNumber = prepared((db, p: { workspaceId: string; range: string; phon
  */
 const countAndRecordPg = prepared((db, p: RangeCount & { now: number; limit: number }) =>
   db
-    .with('others', (qc) =>
-      qc
-        .selectFrom('fraud_range_numbers')
-        .select(sql<number>`count(*)`.as('n'))
-        .where('workspace_id', '=', p.workspaceId)
-        .where('range_prefix', '=', p.range)
-        .where('last_sent_at', '>', p.since)
-        .where('phone', '<>', p.phone),
-    )
+    .with('others', (qc) => othersQuery(qc, p))
     .with('recorded', (qc) =>
       qc
         .insertInto('fraud_range_numbers')
