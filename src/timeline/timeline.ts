@@ -34,6 +34,8 @@ export interface Timeline {
   record(db: Db, events: readonly NewEvent[]): Promise<void>;
   /** Writes events about a change already committed; never throws (a failure is reported to `warn`). */
   recordAfter(events: readonly NewEvent[]): Promise<void>;
+  /** Ids and places in the order for `count` events that a statement of the caller's own writes (a gap is harmless). */
+  reserve(count: number): { id: string; seq: number }[];
 }
 
 // One sequence per clock, so every recorder of a process (the service, the delivery reports) orders its
@@ -77,6 +79,7 @@ export function createTimeline(deps: { db: Db; clock: Clock; warn?: (err: unknow
 
   return {
     record,
+    reserve: (count) => Array.from({ length: count }, () => ({ id: newId('evt'), seq: nextSeq() })),
     async recordAfter(events) {
       try {
         await record(deps.db, events);

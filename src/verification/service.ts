@@ -11,7 +11,6 @@ import type { Principal } from '../keys/service.js';
 import {
   ceilingInputs,
   ceilingRefusal,
-  countGuessFailure,
   enforceGuessCeiling,
   holdGuessCeiling,
 } from '../limits/guess-ceiling.js';
@@ -29,13 +28,14 @@ import { parseDestination, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
 import { testNumberCode } from '../workspaces/test-numbers.js';
+import { recordAttempt } from './attempt-record.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { takeNumber } from './number-state.js';
 import { presentCheck, presentVerification } from './present.js';
 import { type RefusedSend, recordRefusedSend } from './refused-sends.js';
 import * as repo from './repository.js';
 import type { CheckBody, CheckResult, SendBody, Verification } from './schemas.js';
-import { attemptEvents, expiredEvent, supersedeEvents } from './timeline-events.js';
+import { expiredEvent, supersedeEvents } from './timeline-events.js';
 
 export const METADATA_MAX_BYTES = 4096;
 
@@ -339,10 +339,13 @@ export function createVerificationService(deps: VerificationDeps) {
           // The number's failed-guess ceiling is live only: a test suite's wrong codes never lock a real number.
           if (live) await holdGuessCeiling(tx, ws, pending.phone, now);
           const correct = codeMatches(codeKeys, pending.id, code, pending.code_hash);
-          const spent = await repo.spendAttempt(tx, pending, now, correct);
+          const spent = await recordAttempt(tx, timeline, {
+            row: pending,
+            now,
+            correct,
+            countFailure: !correct && live,
+          });
           if (!spent) return undefined;
-          if (!correct && live) await countGuessFailure(tx, ws.id, pending.phone, now);
-          await timeline.record(tx, attemptEvents(spent));
           // A wrong guess with attempts left changes no state: no event.
           if (emitting && spent.status === 'verified') await emit(tx, 'verification.verified', spent);
           if (emitting && spent.status === 'failed') await emit(tx, 'verification.failed', spent);
