@@ -226,7 +226,8 @@ export function createVerificationService(deps: VerificationDeps) {
       // A hand-over that is a write to this database is made in the send's transaction; any other is a job's.
       const local = dispatcher.localProviderFor(sender, mode);
       const job = local ? undefined : dispatcher.newJob(row, code, now);
-      let handedOver: InlineHandOver | undefined;
+      // A local hand-over made in the transaction below, and the row as it inserted it.
+      let handedOver: { inline: InlineHandOver; inserted: repo.VerificationRow } | undefined;
       // Limits, supersede and insert under the number's lock: after any set of concurrent sends exactly one
       // verification of the number is pending, and the send limit counts every one of them. What a refusal
       // commits (its refused-send row, a block's count) commits; nothing of the send does.
@@ -266,7 +267,8 @@ export function createVerificationService(deps: VerificationDeps) {
           ? await repo.supersedePendingRows(tx, sending)
           : await repo.supersedePending(tx, sending);
         const inline = local && (await handOverIn(tx, local, row, code));
-        await repo.insertVerification(tx, inline ? { ...row, ...inline.columns } : row);
+        const inserted = inline ? { ...row, ...inline.columns } : row;
+        await repo.insertVerification(tx, inserted);
         // With the verification, or not at all: a committed code always has its delivery job, or its hand-over.
         if (job) await insertJob(tx, job.row);
         if (emitting) {
@@ -275,7 +277,7 @@ export function createVerificationService(deps: VerificationDeps) {
             await emit(tx, old.status === 'expired' ? 'verification.expired' : 'verification.canceled', old);
           }
           await emit(tx, 'verification.created', row);
-          if (inline) await emit(tx, inline.webhook, { ...row, ...inline.columns });
+          if (inline) await emit(tx, inline.webhook, inserted);
         }
         // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
         await timeline.record(tx, [
@@ -288,15 +290,15 @@ export function createVerificationService(deps: VerificationDeps) {
           },
           ...(inline ? [inline.event] : []),
         ]);
-        handedOver = inline || undefined;
+        if (inline) handedOver = { inline, inserted };
         return undefined;
       });
       if (refused) throw refused();
 
       let sent: repo.VerificationRow;
       if (handedOver) {
-        deps.metrics.deliveryAttempt(channel, handedOver.provider, handedOver.result);
-        sent = { ...row, ...handedOver.columns };
+        deps.metrics.deliveryAttempt(channel, handedOver.inline.provider, handedOver.inline.result);
+        sent = handedOver.inserted;
       } else {
         // The first hand-over, waited for a short while so the response can say whether it was made; past the
         // deadline it goes on in the background, and the dispatcher retries what fails transiently.
