@@ -20,6 +20,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { withStablePlan } from './statement-cache.js';
 import type { Database } from './tables.js';
 
 type Reply = { id: number; rows?: unknown[]; error?: string };
@@ -142,7 +143,8 @@ class WorkerReadDriver implements Driver {
         // The thread's connection sees committed writes only: a read waits for this process's open group, so it
         // sees every write made before it, as a read on the serving connection would.
         await this.committed();
-        return { rows: (await this.#run(query.sql, query.parameters)) as R[] };
+        // Planned once on the thread, as on the serving connection (statement-cache.ts).
+        return { rows: (await this.#run(withStablePlan(query.sql), query.parameters)) as R[] };
       },
       streamQuery: () => {
         throw new Error('the reader does not stream');

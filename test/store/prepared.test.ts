@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { prepared, preparedInsert } from '../../src/store/prepared.js';
-import { cacheSqliteStatements } from '../../src/store/statement-cache.js';
+import { cacheSqliteStatements, withStablePlan } from '../../src/store/statement-cache.js';
 import { openTestStore, type TestStoreHandle } from '../helpers/app.js';
 
 describe('queries compiled once', () => {
@@ -130,6 +130,66 @@ describe('SQLite statements prepared once', () => {
     for (let i = 0; i < 600; i += 1) database.prepare(`select ${i} as n`);
     assert.notEqual(database.prepare('select 1 as one'), first, 'evicted after 500 others');
     assert.deepEqual(database.prepare('select ? as v').get('a\u0000b'), { v: 'a\u0000b' });
+    database.close();
+  });
+
+  // SQLite re-plans a statement on every call once a value is bound to a parameter its planner read (an
+  // equality's, a LIMIT's or an OFFSET's), and better-sqlite3 re-binds on every call. `+?` is the same value
+  // that the planner does not read. The cost is invisible to a test (no timing here); what a test can hold is
+  // that the text is rewritten where it must be and nowhere else, and that rows and index use are unchanged.
+  test('parameters the planner would read get a unary plus; quoted text and other parameters do not', () => {
+    assert.equal(
+      withStablePlan(
+        'select "a" from "t" where "b" = ? and "c"=? and "d" > ? and "e" in (?, ?) limit ? offset ?',
+      ),
+      'select "a" from "t" where "b" = +? and "c"=+? and "d" > ? and "e" in (?, ?) limit +? offset +?',
+    );
+    assert.equal(
+      withStablePlan('update "t" set "x" = ? where "y" is ?'),
+      'update "t" set "x" = +? where "y" is +?',
+    );
+    // Inside quotes (a string, a name) nothing changes, even text that looks like a parameter.
+    assert.equal(
+      withStablePlan(`select 'a = ? it''s limit ?' as "b = ?", "this" from "t" where "x" <= ?`),
+      `select 'a = ? it''s limit ?' as "b = ?", "this" from "t" where "x" <= +?`,
+    );
+    assert.equal(withStablePlan('insert into "t" ("a") values (?)'), 'insert into "t" ("a") values (?)');
+  });
+
+  test('a statement planned once gives the same rows for every kind of value, through the same index', () => {
+    const database = cacheSqliteStatements(new SQLite(':memory:'));
+    database.exec('create table t (k text, n integer, v); create index t_k_n on t (k, n)');
+    const values = ['a\u0000b', "it's", 'x'.repeat(100_000), '\u{1F600}\u202E', null, 0, 1, -1, 2 ** 53, 1.5];
+    const insert = database.prepare('insert into t (k, n, v) values (?, ?, ?)');
+    values.forEach((v, i) => insert.run('k', i, v));
+    insert.run('k', 100, Buffer.from([0, 1, 2]));
+    const find = database.prepare(
+      'select n, v from t where k = ? and v = ? order by n desc limit ? offset ?',
+    );
+    assert.match(find.source, /k = \+\? and v = \+\? order by n desc limit \+\? offset \+\?/);
+    for (const [i, v] of values.entries()) {
+      if (v === null) continue;
+      assert.deepEqual(find.all('k', v, 1, 0), [{ n: i, v }], `value ${String(v).slice(0, 20)}`);
+    }
+    // NULL equals nothing, as with a plain parameter; a blob matches as a blob.
+    assert.deepEqual(find.all('k', null, 10, 0), []);
+    assert.deepEqual(find.all('k', Buffer.from([0, 1, 2]), 1, 0), [{ n: 100, v: Buffer.from([0, 1, 2]) }]);
+    // A text parameter against an integer column compares as the column's affinity makes it, as before.
+    assert.deepEqual(database.prepare('select v from t where k = ? and n = ?').all('k', '6'), [{ v: 1 }]);
+    // LIMIT and OFFSET still take each call's value.
+    const page = database.prepare('select n from t where k = ? order by n limit ? offset ?');
+    assert.deepEqual(
+      page.all('k', 2, 3).map((r) => (r as { n: number }).n),
+      [3, 4],
+    );
+    assert.deepEqual(
+      page.all('k', 1, 0).map((r) => (r as { n: number }).n),
+      [0],
+    );
+    const plan = database.prepare(
+      'explain query plan select n from t where k = ? and n = ? order by n desc limit ?',
+    );
+    assert.match(JSON.stringify(plan.all('k', 1, 1)), /USING COVERING INDEX t_k_n \(k=\? AND n=\?\)/);
     database.close();
   });
 });
