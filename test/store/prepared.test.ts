@@ -161,7 +161,7 @@ describe('SQLite statements prepared once', () => {
     database.exec('create table t (k text, n integer, v); create index t_k_n on t (k, n)');
     const values = ['a\u0000b', "it's", 'x'.repeat(100_000), '\u{1F600}\u202E', null, 0, 1, -1, 2 ** 53, 1.5];
     const insert = database.prepare('insert into t (k, n, v) values (?, ?, ?)');
-    values.forEach((v, i) => insert.run('k', i, v));
+    for (const [i, v] of values.entries()) insert.run('k', i, v);
     insert.run('k', 100, Buffer.from([0, 1, 2]));
     const find = database.prepare(
       'select n, v from t where k = ? and v = ? order by n desc limit ? offset ?',
