@@ -2,13 +2,7 @@
 // tree and compiles it to SQL on every call; a query whose shape never changes needs that once per dialect.
 // The query is written as usual, naming its inputs through `p`; the first call compiles it with a placeholder
 // in each input's place and remembers which parameter slot takes which input.
-import {
-  type Compilable,
-  type CompiledQuery,
-  type Insertable,
-  type QueryResult,
-  SqliteAdapter,
-} from 'kysely';
+import { type Compilable, CompiledQuery, type Insertable, type QueryResult, SqliteAdapter } from 'kysely';
 import type { Db } from './database.js';
 import type { Database } from './tables.js';
 
@@ -43,6 +37,24 @@ export const IMMEDIATE = Symbol('immediate runner');
 export function prepared<P extends Record<string, unknown>, O>(
   build: (db: Db, p: P) => Compilable<O>,
 ): (db: Db, inputs: P) => Promise<QueryResult<O>> {
+  const bind = binder(build);
+  return async (db, values) => {
+    // What this transaction holds back is sent first: this statement may read it.
+    if (held.has(db)) await sendHeld(db);
+    return run(db, bind(db, values));
+  };
+}
+
+type Bound<O> = { query: CompiledQuery<O>; now: ImmediateRunner | undefined };
+
+function run<O>(db: Db, { query, now }: Bound<O>): Promise<QueryResult<O>> {
+  return Promise.resolve(now?.runNow<O>(db.isTransaction, query) ?? db.executeQuery<O>(query));
+}
+
+/** `prepared`'s plan without the run: the statement bound to each call's inputs. */
+function binder<P extends Record<string, unknown>, O>(
+  build: (db: Db, p: P) => Compilable<O>,
+): (db: Db, inputs: P) => Bound<O> {
   // One plan per dialect: a transaction shares its database's adapter, so it shares the plan too.
   const plans = new WeakMap<object, Plan>();
   const inputs = new Proxy({} as P, {
@@ -68,12 +80,66 @@ export function prepared<P extends Record<string, unknown>, O>(
     return plan;
   }
 
-  return async (db, values) => {
+  return (db, values) => {
     const { compiled, slots, now } = planFor(db);
     const parameters = slots.map((slot) => ('input' in slot ? values[slot.input] : slot.value));
-    const query = { ...compiled, parameters } as CompiledQuery<O>;
-    return now?.runNow<O>(db.isTransaction, query) ?? db.executeQuery<O>(query);
+    return { query: { ...compiled, parameters } as CompiledQuery<O>, now };
   };
+}
+
+/**
+ * PostgreSQL transactions holding back their whole-row inserts (`holdInserts`), with the inserts they hold. Keyed
+ * by the transaction: another request's transaction holds nothing of this one's.
+ */
+const held = new WeakMap<Db, CompiledQuery[]>();
+
+/**
+ * Runs `body` with the whole-row inserts it makes in transaction `tx` (`preparedInsert`, `preparedInsertRows`)
+ * held back and sent as one statement: on PostgreSQL, one round trip for all of them where each was one. They
+ * are sent, in the order made, before any other statement of `tx` that goes through `prepared` (it may read them)
+ * and when `body` ends; a failure of any of them fails `holdInserts`, and so the transaction, as it would have
+ * failed the insert. Only for a stretch of code whose statements all go through `prepared`: a statement made
+ * otherwise would not see what is held. On SQLite (statements are calls into this process) and outside a
+ * transaction, the inserts run as they are made.
+ */
+export async function holdInserts<T>(tx: Db, body: () => Promise<T>): Promise<T> {
+  if (!tx.isTransaction || held.has(tx) || dialectOf(tx) !== 'postgres') return body();
+  held.set(tx, []);
+  try {
+    const result = await body();
+    await sendHeld(tx);
+    return result;
+  } finally {
+    held.delete(tx);
+  }
+}
+
+async function sendHeld(db: Db): Promise<void> {
+  const queries = held.get(db);
+  if (!queries || queries.length === 0) return;
+  held.set(db, []);
+  await db.executeQuery(queries.length === 1 ? (queries[0] as CompiledQuery) : asOneStatement(queries));
+}
+
+/**
+ * PostgreSQL inserts as one statement: every insert but the last a data-modifying CTE (`with held_0 as (insert …),
+ * … insert …`), each one's `$n` numbered after the parameters of those before it. The statements run in one
+ * snapshot and every row is inserted; the text is the same for the same inserts, so it is prepared once.
+ */
+function asOneStatement(queries: readonly CompiledQuery[]): CompiledQuery {
+  const parts: string[] = [];
+  const parameters: unknown[] = [];
+  for (const query of queries) {
+    if (!/^insert into "[a-z_]+" \(/.test(query.sql)) throw new Error(`not a whole-row insert: ${query.sql}`);
+    const shift = parameters.length;
+    parts.push(query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`));
+    parameters.push(...query.parameters);
+  }
+  const last = parts.pop();
+  return CompiledQuery.raw(
+    `with ${parts.map((sql, i) => `held_${i} as (${sql})`).join(', ')} ${last}`,
+    parameters,
+  );
 }
 
 /**
@@ -98,11 +164,11 @@ export function preparedInsertRows<T extends keyof Database & string>(
   table: T,
 ): (db: Db, rows: readonly Insertable<Database[T]>[]) => Promise<void> {
   let columns: string[] | undefined;
-  const inserts: ((db: Db, inputs: Record<string, unknown>) => Promise<QueryResult<unknown>>)[] = [];
+  const inserts: ((db: Db, inputs: Record<string, unknown>) => Bound<unknown>)[] = [];
   // The inputs' names of row i ("i.column"), made once.
   const inputNames: string[][] = [];
   const insertFor = (count: number, names: string[]) => {
-    inserts[count] ??= prepared((d, p: Record<string, unknown>) =>
+    inserts[count] ??= binder((d, p: Record<string, unknown>) =>
       d
         .insertInto(table)
         .values(
@@ -134,7 +200,10 @@ export function preparedInsertRows<T extends keyof Database & string>(
           inputs[keys[j] as string] = given[c];
         });
       });
-      await insertFor(chunk.length, names)(db, inputs);
+      const bound = insertFor(chunk.length, names)(db, inputs);
+      const holding = held.get(db);
+      if (holding) holding.push(bound.query);
+      else await run(db, bound);
     }
   };
 }

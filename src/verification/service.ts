@@ -18,6 +18,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/outcomes.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
+import { holdInserts } from '../store/prepared.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
 import type { Mode } from '../vocabulary/modes.js';
 import type { EmitEvent } from '../webhooks/emit.js';
@@ -266,31 +267,39 @@ export function createVerificationService(deps: VerificationDeps) {
         const superseded = emitting
           ? await repo.supersedePendingRows(tx, sending)
           : await repo.supersedePending(tx, sending);
-        const inline = local && (await handOverIn(tx, local, row, code));
-        const inserted = inline ? { ...row, ...inline.columns } : row;
-        await repo.insertVerification(tx, inserted);
-        // With the verification, or not at all: a committed code always has its delivery job, or its hand-over.
-        if (job) await insertJob(tx, job.row);
-        if (emitting) {
-          // Supersede cancels the older code (or records its expiry, where its time had run out).
-          for (const old of superseded as repo.VerificationRow[]) {
-            await emit(tx, old.status === 'expired' ? 'verification.expired' : 'verification.canceled', old);
+        // The send's writes from here on are whole-row inserts (and webhook fan-outs, which send them first): on
+        // PostgreSQL they go as one statement, one round trip for the lot (store/prepared.ts `holdInserts`).
+        await holdInserts(tx, async () => {
+          const inline = local && (await handOverIn(tx, local, row, code));
+          const inserted = inline ? { ...row, ...inline.columns } : row;
+          await repo.insertVerification(tx, inserted);
+          // With the verification, or not at all: a committed code always has its delivery job, or its hand-over.
+          if (job) await insertJob(tx, job.row);
+          if (emitting) {
+            // Supersede cancels the older code (or records its expiry, where its time had run out).
+            for (const old of superseded as repo.VerificationRow[]) {
+              await emit(
+                tx,
+                old.status === 'expired' ? 'verification.expired' : 'verification.canceled',
+                old,
+              );
+            }
+            await emit(tx, 'verification.created', row);
+            if (inline) await emit(tx, inline.webhook, inserted);
           }
-          await emit(tx, 'verification.created', row);
-          if (inline) await emit(tx, inline.webhook, inserted);
-        }
-        // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
-        await timeline.record(tx, [
-          ...supersedeEvents(ws.id, superseded, row.id),
-          {
-            verificationId: row.id,
-            workspaceId: ws.id,
-            kind: 'created',
-            detail: { channel, from: sender.number, to: destination.e164 },
-          },
-          ...(inline ? [inline.event] : []),
-        ]);
-        if (inline) handedOver = { inline, inserted };
+          // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
+          await timeline.record(tx, [
+            ...supersedeEvents(ws.id, superseded, row.id),
+            {
+              verificationId: row.id,
+              workspaceId: ws.id,
+              kind: 'created',
+              detail: { channel, from: sender.number, to: destination.e164 },
+            },
+            ...(inline ? [inline.event] : []),
+          ]);
+          if (inline) handedOver = { inline, inserted };
+        });
         return undefined;
       });
       if (refused) throw refused();

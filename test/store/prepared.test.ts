@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { prepared, preparedInsert } from '../../src/store/prepared.js';
+import { holdInserts, prepared, preparedInsert, preparedInsertRows } from '../../src/store/prepared.js';
 import { cacheSqliteStatements, withStablePlan } from '../../src/store/statement-cache.js';
 import { openTestStore, type TestStoreHandle } from '../helpers/app.js';
 
@@ -112,6 +112,96 @@ describe('queries compiled once', () => {
       rows.map((r) => r.workspace_id),
       ['ws_kept'],
     );
+  });
+
+  // holdInserts: on PostgreSQL a stretch's whole-row inserts go as one statement (one round trip); on SQLite they
+  // run as made. Either way: the same rows, in order, visible to the stretch's own prepared reads, all or none.
+  const countOf = prepared((d, p: { ws: string }) =>
+    d.selectFrom('request_counters').select(sql<number>`count(*)`.as('n')).where('workspace_id', '=', p.ws),
+  );
+  const counters = async (ws: string) =>
+    handle.store.db
+      .selectFrom('request_counters')
+      .select(['window_start', 'count'])
+      .where('workspace_id', '=', ws)
+      .orderBy('window_start')
+      .execute();
+
+  test('held inserts land with the transaction, every row as given; a prepared read in the stretch sees them', async () => {
+    const { db } = handle.store;
+    const insert = preparedInsert('request_counters');
+    const insertRows = preparedInsertRows('request_counters');
+    const odd = `ws_held'$1 "${'é'.repeat(3000)}`;
+    await db.transaction().execute(async (tx) => {
+      const seen = await holdInserts(tx, async () => {
+        await insert(tx, { workspace_id: odd, window_start: 1, count: 1 });
+        await insertRows(tx, [
+          { workspace_id: odd, window_start: 2, count: 2 },
+          { workspace_id: odd, window_start: 3, count: 3 },
+        ]);
+        const read = Number((await countOf(tx, { ws: odd })).rows[0]?.n);
+        await insert(tx, { workspace_id: odd, window_start: 4, count: 4 });
+        return read;
+      });
+      assert.equal(seen, 3, 'the read inside the stretch saw the three rows held before it');
+    });
+    assert.deepEqual(await counters(odd), [
+      { window_start: 1, count: 1 },
+      { window_start: 2, count: 2 },
+      { window_start: 3, count: 3 },
+      { window_start: 4, count: 4 },
+    ]);
+  });
+
+  test('a held insert that fails fails the stretch and its transaction: nothing of it is kept', async () => {
+    const { db } = handle.store;
+    const insert = preparedInsert('request_counters');
+    const attempt = db.transaction().execute(async (tx) => {
+      await holdInserts(tx, async () => {
+        await insert(tx, { workspace_id: 'ws_held_fail', window_start: 1, count: 1 });
+        // The same primary key again: refused, by the statement that carries both on PostgreSQL.
+        await insert(tx, { workspace_id: 'ws_held_fail', window_start: 1, count: 2 });
+      });
+    });
+    await assert.rejects(attempt, /unique|UNIQUE|duplicate/);
+    assert.deepEqual(await counters('ws_held_fail'), []);
+    // Outside a transaction nothing is held: each insert is its own statement.
+    await holdInserts(db, () => insert(db, { workspace_id: 'ws_held_fail', window_start: 5, count: 5 }));
+    assert.deepEqual(await counters('ws_held_fail'), [{ window_start: 5, count: 5 }]);
+  });
+
+  test('on PostgreSQL the held inserts are one statement', async (t) => {
+    if (handle.store.dialect !== 'postgres') {
+      t.skip('SQLite runs each insert as it is made (statements are calls into the process)');
+      return;
+    }
+    const { db } = handle.store;
+    // statement_timestamp() is the start of the statement that inserts the row: one value for one statement.
+    await sql`create table held_probe (n integer primary key, at timestamptz not null default statement_timestamp())`.execute(
+      db,
+    );
+    try {
+      const insert = preparedInsert('held_probe' as never) as (
+        d: typeof db,
+        row: { n: number },
+      ) => Promise<void>;
+      const made = async (tx: typeof db, ns: number[]) => {
+        for (const n of ns) {
+          await insert(tx, { n });
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      };
+      await db.transaction().execute((tx) => holdInserts(tx, () => made(tx, [1, 2, 3])));
+      await db.transaction().execute((tx) => made(tx, [4, 5, 6]));
+      const { rows } = await sql<{ n: number; at: Date }>`select n, at from held_probe order by n`.execute(
+        db,
+      );
+      const starts = rows.map((r) => r.at.getTime());
+      assert.equal(new Set(starts.slice(0, 3)).size, 1, 'held: one statement for the three rows');
+      assert.equal(new Set(starts.slice(3)).size, 3, 'not held: a statement for each row');
+    } finally {
+      await sql`drop table held_probe`.execute(db);
+    }
   });
 
   test('an input written into the SQL text instead of a parameter is refused when the plan is made', async () => {
