@@ -121,24 +121,36 @@ async function sendHeld(db: Db): Promise<void> {
   await db.executeQuery(queries.length === 1 ? (queries[0] as CompiledQuery) : asOneStatement(queries));
 }
 
+/** The combined text of each sequence of insert texts seen (a few: a send's inserts vary by path and event count). */
+const combined = new Map<string, string>();
+
 /**
  * PostgreSQL inserts as one statement: every insert but the last a data-modifying CTE (`with held_0 as (insert …),
  * … insert …`), each one's `$n` numbered after the parameters of those before it. The statements run in one
- * snapshot and every row is inserted; the text is the same for the same inserts, so it is prepared once.
+ * snapshot and every row is inserted; the text is the same for the same inserts, so it is made and prepared once.
  */
 function asOneStatement(queries: readonly CompiledQuery[]): CompiledQuery {
-  const parts: string[] = [];
-  const parameters: unknown[] = [];
-  for (const query of queries) {
-    if (!/^insert into "[a-z_]+" \(/.test(query.sql)) throw new Error(`not a whole-row insert: ${query.sql}`);
-    const shift = parameters.length;
-    parts.push(query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`));
-    parameters.push(...query.parameters);
+  const key = queries.map((q) => q.sql).join('\u0000');
+  let text = combined.get(key);
+  if (text === undefined) {
+    const parts: string[] = [];
+    let shift = 0;
+    for (const query of queries) {
+      if (!/^insert into "[a-z_]+" \(/.test(query.sql))
+        throw new Error(`not a whole-row insert: ${query.sql}`);
+      const offset = shift;
+      parts.push(query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`));
+      shift += query.parameters.length;
+    }
+    const last = parts.pop();
+    text = `with ${parts.map((sql, i) => `held_${i} as (${sql})`).join(', ')} ${last}`;
+    // Bounded like the statement names (statement-cache.ts): the sequences are few, but nothing may grow forever.
+    if (combined.size >= 200) combined.clear();
+    combined.set(key, text);
   }
-  const last = parts.pop();
   return CompiledQuery.raw(
-    `with ${parts.map((sql, i) => `held_${i} as (${sql})`).join(', ')} ${last}`,
-    parameters,
+    text,
+    queries.flatMap((q) => q.parameters),
   );
 }
 
