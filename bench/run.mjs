@@ -7,7 +7,7 @@
 //   npm run bench -- --smoke            a few seconds each, no targets (what test/bench/smoke.test.ts runs)
 //   npm run bench -- --long [--rows N]  pre-fills N verifications (1,000,000) first, then a long run that
 //                                       watches resident memory and times the dashboard at that size
-// Other options: --duration S, --connections N, --stores sqlite,postgres, --out DIR, --no-build.
+// Other options: --duration S, --connections N, --stores sqlite,postgres, --out DIR, --no-build, --profile DIR.
 // BENCH_PG_URL names the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres).
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +38,7 @@ const { values: opts } = parseArgs({
     stores: { type: 'string', default: 'sqlite,postgres' },
     out: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 const mode = opts.smoke ? 'smoke' : opts.long ? 'long' : 'standard';
@@ -46,6 +47,8 @@ const connections = Number(opts.connections);
 const rows = opts.long ? Number(opts.rows ?? 1_000_000) : 0;
 const wantedStores = opts.stores.split(',').map((s) => s.trim());
 const outDir = resolve(opts.out ?? join(ROOT, 'bench'));
+// `--profile DIR`: each service process writes a V8 CPU profile there when it stops (node --cpu-prof).
+const profileArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(opts.profile)}`] : [];
 for (const [name, value] of [
   ['--duration', duration],
   ['--connections', connections],
@@ -342,7 +345,7 @@ async function benchStore(store, ceilingNow) {
       prefill = JSON.parse(stdout.trim());
       log(`${store}: pre-filled in ${prefill.seconds} s`);
     }
-    const server = await startServer(`${store} service`, [BIN, 'serve', '--json'], {
+    const server = await startServer(`${store} service`, [...profileArgs, BIN, 'serve', '--json'], {
       ...env,
       PORT: '0',
       HOST: '127.0.0.1',

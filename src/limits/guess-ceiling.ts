@@ -8,17 +8,18 @@
 // The window slides: no span of its length ever holds more than the limit. (A fixed window lets twice the limit
 // through across its boundary; so does one that starts at the first failure, across two of them.)
 //
-// A check is held against the ceiling before its code is compared, and its failure is counted in the transaction
-// that spends its attempt, so the two commit together. A refusal then depends on nothing but the number's past
-// failures: it says nothing of the code, not even by how long it took. Judging is serialised per number, so the
-// count a check reads is the count when it is judged: on SQLite every write transaction of every process runs under
-// the database's one write lock; on PostgreSQL the check first takes the number's advisory lock, held to its commit
-// (a lock in memory: no row to write or to prune), and only then reads the count.
+// A check is judged against the ceiling before its attempt is spent (verification/attempt-record.ts), and its
+// failure is counted in the transaction that spends the attempt, so the two commit together. A refusal spends
+// nothing and depends on nothing but the number's past failures: it says nothing of the code (compared in constant
+// time whatever the ceiling says), not even by how long it took. Judging is serialised per number, so the count a
+// check reads is the count when it is judged: on SQLite every write transaction of every process runs under the
+// database's one write lock; on PostgreSQL the check first takes the number's advisory lock, held to its commit
+// (a lock in memory: no row to write or to prune), and only then, in its next statement, reads the count.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
+import { prepared, preparedInsert } from '../store/prepared.js';
 
 /** A workspace's setting, as the request's key lookup read it. */
 export interface GuessPolicy {
@@ -117,18 +118,21 @@ export async function enforceGuessCeiling(
   if (refusal) throw refusal;
 }
 
+/** The failure that keeps the number's ceiling reached, or null (one indexed look-up). */
+export async function ceilingAt(db: Db, p: CeilingInputs): Promise<number | null> {
+  const [oldest] = (await ceilingFailure(db, p)).rows;
+  return oldest ? oldest.at : null;
+}
+
 /**
- * In a check's transaction, before its code is compared: holds the number's ceiling until the commit (no other
- * check of the number is judged meanwhile) and refuses the check (429) when the ceiling is reached.
+ * PostgreSQL, in a check's transaction: the number's advisory lock, held to the commit (no other check of the number
+ * is judged meanwhile), sent ahead: the statement that reads the ceiling follows it in the same round trip.
  */
-export async function holdGuessCeiling(
+export async function lockNumberAhead(
   tx: Db,
-  policy: GuessPolicy,
-  phone: string,
-  now: number,
+  p: Pick<CeilingInputs, 'workspaceId' | 'phone'>,
 ): Promise<void> {
-  if (dialectOf(tx) === 'postgres') await lockNumber(tx, { key: lockKey(policy.id, phone) });
-  await enforceGuessCeiling(tx, policy, phone, now);
+  await lockNumber.ahead(tx, { key: lockKey(p.workspaceId, p.phone) });
 }
 
 /** A wrong code judged (its attempt spent), in the transaction that held the ceiling: one failure more. */

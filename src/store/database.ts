@@ -1,9 +1,10 @@
 // The database client: SQLite (embedded default) or PostgreSQL, chosen by DATABASE_URL, migrated at open.
 import { dirname, resolve } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { type DatabaseOptions, DEFAULT_DATABASE_POOL_MAX, DEFAULT_STATEMENT_TIMEOUT_MS } from '../config.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
+import { PipelinedPostgresDialect } from './postgres-pipeline.js';
 import { attachSqlite } from './sqlite.js';
 import { prepareNamedStatements, type QueryTiming } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -84,7 +85,9 @@ function openPostgres(
     lock_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     query_timeout: (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) + 2000,
     application_name: 'phone-verify',
-  });
+    // Statements are written without waiting for the answers before them (postgres-pipeline.ts).
+    pipeline: true,
+  } as pg.PoolConfig);
   // A connection the server drops (restart, failover, pg_terminate_backend) must not crash the process. Idle,
   // the pool reports it here and discards it. Checked out by a request, the client emits 'error' while its
   // query rejects: the query's rejection becomes the request's 503, and the pool discards the client when
@@ -94,7 +97,7 @@ function openPostgres(
     client.on('error', () => {});
     prepareNamedStatements(client, timing);
   });
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool, timing };
+  return { db: new Kysely<Database>({ dialect: new PipelinedPostgresDialect(pool) }), pool, timing };
 }
 
 export async function openStore(options: DatabaseOptions | string): Promise<Store> {

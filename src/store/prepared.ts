@@ -4,6 +4,7 @@
 // in each input's place and remembers which parameter slot takes which input.
 import { type Compilable, CompiledQuery, type Insertable, type QueryResult, SqliteAdapter } from 'kysely';
 import type { Db } from './database.js';
+import { type Ahead, sendAhead } from './postgres-pipeline.js';
 import type { Database } from './tables.js';
 
 const PLACEHOLDER = '\u0000pv-input:';
@@ -36,13 +37,32 @@ export const IMMEDIATE = Symbol('immediate runner');
  */
 export function prepared<P extends Record<string, unknown>, O>(
   build: (db: Db, p: P) => Compilable<O>,
-): (db: Db, inputs: P) => Promise<QueryResult<O>> {
+): Prepared<P, O> {
   const bind = binder(build);
-  return async (db, values) => {
+  const runner = async (db: Db, values: P) => {
     // What this transaction holds back is sent first: this statement may read it.
     if (held.has(db)) await sendHeld(db);
     return run(db, bind(db, values));
   };
+  return Object.assign(runner, {
+    async ahead(db: Db, values: P): Promise<Ahead<O>> {
+      if (!db.isTransaction || dialectOf(db) !== 'postgres')
+        return { answer: Promise.resolve(await runner(db, values)) };
+      if (held.has(db)) await sendHeld(db);
+      return sendAhead<O>(db, bind(db, values).query);
+    },
+  });
+}
+
+/** A statement compiled once (`prepared`): run it, or send it ahead of the next one. */
+export interface Prepared<P, O> {
+  (db: Db, inputs: P): Promise<QueryResult<O>>;
+  /**
+   * In a PostgreSQL transaction, writes the statement without waiting for its answer (store/postgres-pipeline.ts
+   * `sendAhead`; resolves once written): the transaction's next statement, or its commit, follows in the same round
+   * trip. Elsewhere the statement runs, and this resolves once it has.
+   */
+  ahead(db: Db, inputs: P): Promise<Ahead<O>>;
 }
 
 type Bound<O> = { query: CompiledQuery<O>; now: ImmediateRunner | undefined };
@@ -97,8 +117,9 @@ const held = new WeakMap<Db, CompiledQuery[]>();
  * Runs `body` with the whole-row inserts it makes in transaction `tx` (`preparedInsert`, `preparedInsertRows`)
  * held back and sent as one statement: on PostgreSQL, one round trip for all of them where each was one. They
  * are sent, in the order made, before any other statement of `tx` that goes through `prepared` (it may read them)
- * and when `body` ends; a failure of any of them fails `holdInserts`, and so the transaction, as it would have
- * failed the insert. Only for a stretch of code whose statements all go through `prepared`: a statement made
+ * and when `body` ends, each time without waiting for their answer (store/postgres-pipeline.ts `sendAhead`): the
+ * next statement, or the commit, goes in the same round trip. A failure of any of them fails that next statement or
+ * the commit, and so the transaction, as it would have failed the insert. Only for a stretch of code whose statements all go through `prepared`: a statement made
  * otherwise would not see what is held. On SQLite (statements are calls into this process) and outside a
  * transaction, the inserts run as they are made.
  */
@@ -107,6 +128,7 @@ export async function holdInserts<T>(tx: Db, body: () => Promise<T>): Promise<T>
   held.set(tx, []);
   try {
     const result = await body();
+    // Sent ahead: the commit goes with it, one round trip for both, and fails if it failed.
     await sendHeld(tx);
     return result;
   } finally {
@@ -114,11 +136,15 @@ export async function holdInserts<T>(tx: Db, body: () => Promise<T>): Promise<T>
   }
 }
 
+/**
+ * Sends what `db` holds back, without waiting for its answer (resolves once written): the next statement, or the
+ * commit, follows it in the same round trip, and fails if it failed.
+ */
 async function sendHeld(db: Db): Promise<void> {
   const queries = held.get(db);
   if (!queries || queries.length === 0) return;
   held.set(db, []);
-  await db.executeQuery(queries.length === 1 ? (queries[0] as CompiledQuery) : asOneStatement(queries));
+  await sendAhead(db, queries.length === 1 ? (queries[0] as CompiledQuery) : asOneStatement(queries));
 }
 
 /** The combined text of each sequence of insert texts seen (a few: a send's inserts vary by path and event count). */

@@ -1,27 +1,43 @@
-// A check's judged attempt and what it leaves, in the check's transaction: the attempt spent (the verification
-// verified, or failed by its last wrong attempt), the number's failed guess when the code was wrong and counts
-// against the ceiling, and the attempt's timeline events. SQLite: three statements (each a call into the same
-// process). PostgreSQL: one statement of data-modifying CTEs, one round trip where there were three.
+// A check's judged attempt and what it leaves, in the check's transaction: the number's failed-guess ceiling held
+// (limits/guess-ceiling.ts), then the attempt spent (the verification verified, or failed by its last wrong attempt),
+// the number's failed guess when the code was wrong and counts against the ceiling, and the attempt's timeline
+// events. SQLite: a statement each (each a call into the same process). PostgreSQL: the number's advisory lock, then
+// one statement of data-modifying CTEs that reads the ceiling and, only when it is not reached, writes the rest; both
+// are sent ahead (store/postgres-pipeline.ts), so with BEGIN and COMMIT the whole judgement is one round trip.
 import { CompiledQuery } from 'kysely';
-import { countGuessFailure } from '../limits/guess-ceiling.js';
+import {
+  type CeilingInputs,
+  ceilingAt,
+  countGuessFailure,
+  lockNumberAhead,
+} from '../limits/guess-ceiling.js';
 import type { Db } from '../store/database.js';
+import { sendAhead } from '../store/postgres-pipeline.js';
 import { dialectOf } from '../store/prepared.js';
 import type { Timeline } from '../timeline/timeline.js';
 import * as repo from './repository.js';
 import { attemptEvents } from './timeline-events.js';
 
 /**
- * The attempt's guards are spendAttempt's (repository.ts): a pending code, with budget left, not yet expired.
- * The outcome is written with the attempt; a wrong attempt that spends the last of the budget fails the
- * verification in the same update (on PostgreSQL an unchanged status keeps its indexes as they are). The events
- * are attemptEvents' (timeline-events.ts) in SQL: the attempt (or its verification), then the failure when it was
- * the last; their details as the same JSON object.
+ * The attempt's guards are spendAttempt's (repository.ts): a pending code, with budget left, not yet expired; and the
+ * number's ceiling not reached (`ceiling`: guess-ceiling.ts `ceilingFailureQuery`, read in this statement, after the
+ * number's lock; with `$8` false there is no ceiling). The outcome is written with the attempt; a wrong attempt that
+ * spends the last of the budget fails the verification in the same update (on PostgreSQL an unchanged status keeps
+ * its indexes as they are). The events are attemptEvents' (timeline-events.ts) in SQL: the attempt (or its
+ * verification), then the failure when it was the last; their details as the same JSON object. One row always: the
+ * attempt's columns (null when nothing was spent) and the failure that keeps the ceiling reached (null when not).
  */
 function attemptSql(outcome: string): string {
   return `
-with spent as (
+with ceiling as (
+  select at from guess_failures
+  where $8::boolean and workspace_id = $9::text and phone = $10::text and at > $11::bigint
+  order by at desc limit 1 offset $12::bigint
+),
+spent as (
   update verifications set attempts = attempts + 1, ${outcome}, updated_at = $2::bigint
   where id = $1::text and status = 'pending' and attempts < max_attempts and expires_at > $2::bigint
+    and not exists (select 1 from ceiling)
   returning workspace_id, phone, status, attempts, max_attempts, verified_at, updated_at
 ),
 failure as (
@@ -37,27 +53,49 @@ events as (
   from spent cross join (values (1, $4::text, $5::bigint), (2, $6::text, $7::bigint)) as e(n, id, seq)
   where e.n = 1 or spent.status = 'failed'
 )
-select status, attempts, verified_at, updated_at from spent`;
+select spent.status, spent.attempts, spent.verified_at, spent.updated_at, (select at from ceiling) as ceiling_at
+from (select 1) as one left join spent on true`;
 }
 const RIGHT = attemptSql(`status = 'verified', verified_at = $2::bigint`);
 const WRONG = attemptSql(`status = case when attempts + 1 >= max_attempts then 'failed' else status end`);
 
 type Spent = Pick<repo.VerificationRow, 'status' | 'attempts' | 'verified_at' | 'updated_at'>;
+type Judged = { [K in keyof Spent]: Spent[K] | null } & { ceiling_at: number | string | null };
+
+/** What a judged attempt came to. */
+export interface AttemptOutcome {
+  /** The failure that keeps the number's ceiling reached: the check is refused and nothing was spent. */
+  ceilingAt: number | null;
+  /** `row` with what the attempt changed; undefined when nothing was spent. */
+  spent: repo.VerificationRow | undefined;
+}
 
 /**
- * Spends one attempt of `row` with its outcome and records it; `countFailure`: a wrong code counts against the
- * number's failed-guess ceiling. Undefined when the verification no longer takes a code; else `row` with what the
- * attempt changed.
+ * Judges one attempt of `row` whose code was `correct`: refused, spending nothing, while the number's failed-guess
+ * `ceiling` is reached (none: test mode); else spent with its outcome and recorded, and a wrong code counted against
+ * the ceiling when `countFailure`. `outcome` is undefined in `spent` when the verification no longer takes a code.
+ *
+ * Resolves once the statements are written, with `outcome` to come: on PostgreSQL they are sent ahead, so a
+ * transaction that returns this object (not `outcome` itself, which would be awaited) commits in the same round trip,
+ * and `outcome` settles with the commit.
  */
 export async function recordAttempt(
   tx: Db,
   timeline: Timeline,
-  p: { row: repo.VerificationRow; now: number; correct: boolean; countFailure: boolean },
-): Promise<repo.VerificationRow | undefined> {
-  const { row, now, correct, countFailure } = p;
+  p: {
+    row: repo.VerificationRow;
+    now: number;
+    correct: boolean;
+    countFailure: boolean;
+    ceiling: CeilingInputs | undefined;
+  },
+): Promise<{ outcome: Promise<AttemptOutcome> }> {
+  const { row, now, correct, countFailure, ceiling } = p;
   if (dialectOf(tx) === 'postgres') {
+    if (ceiling) await lockNumberAhead(tx, ceiling);
     const [first, second] = timeline.reserve(2);
-    const { rows } = await tx.executeQuery<Spent>(
+    const { answer } = await sendAhead<Judged>(
+      tx,
       CompiledQuery.raw(correct ? RIGHT : WRONG, [
         row.id,
         now,
@@ -66,14 +104,39 @@ export async function recordAttempt(
         first?.seq,
         second?.id,
         second?.seq,
+        ceiling !== undefined,
+        ceiling?.workspaceId ?? '',
+        ceiling?.phone ?? '',
+        ceiling?.since ?? 0,
+        ceiling?.offset ?? 0,
       ]),
     );
-    const [spent] = rows;
-    return spent && { ...row, ...spent };
+    return {
+      outcome: answer.then(({ rows: [judged] }) => {
+        if (!judged) throw new Error('the attempt statement returned no row');
+        const { ceiling_at, ...spent } = judged;
+        return {
+          ceilingAt: ceiling_at === null ? null : Number(ceiling_at),
+          spent: spent.status === null ? undefined : { ...row, ...(spent as Spent) },
+        };
+      }),
+    };
   }
+  return { outcome: Promise.resolve(await recordInTurn(tx, timeline, p)) };
+}
+
+/** SQLite: the ceiling's look-up, then the attempt and what it leaves, a statement each. */
+async function recordInTurn(
+  tx: Db,
+  timeline: Timeline,
+  p: Parameters<typeof recordAttempt>[2],
+): Promise<AttemptOutcome> {
+  const { row, now, correct, countFailure, ceiling } = p;
+  const reached = ceiling ? await ceilingAt(tx, ceiling) : null;
+  if (reached !== null) return { ceilingAt: reached, spent: undefined };
   const spent = await repo.spendAttempt(tx, row, now, correct);
-  if (!spent) return undefined;
+  if (!spent) return { ceilingAt: null, spent: undefined };
   if (countFailure) await countGuessFailure(tx, row.workspace_id, row.phone, now);
   await timeline.record(tx, attemptEvents(spent));
-  return spent;
+  return { ceilingAt: null, spent };
 }

@@ -8,12 +8,7 @@ import { AppError, invalidField } from '../errors.js';
 import { type FraudGuard, refusalError } from '../fraud/guard.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
-import {
-  ceilingInputs,
-  ceilingRefusal,
-  enforceGuessCeiling,
-  holdGuessCeiling,
-} from '../limits/guess-ceiling.js';
+import { ceilingInputs, ceilingRefusal, enforceGuessCeiling } from '../limits/guess-ceiling.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/outcomes.js';
 import type { KeyRing } from '../secret.js';
@@ -343,26 +338,32 @@ export function createVerificationService(deps: VerificationDeps) {
       if (row.status === 'pending') {
         const pending = row;
         // The ceiling held, the attempt, its failure counted and its timeline events commit together: one commit a
-        // check. A refused check (429) rolls back having compared nothing and spent nothing.
-        const after = await db.transaction().execute(async (tx) => {
+        // check (on PostgreSQL one round trip, with BEGIN and COMMIT). A refused check (429) spends nothing.
+        let now = 0;
+        const judged = await db.transaction().execute(async (tx) => {
           // Read once the transaction runs: no code is accepted at or after expires_at, however long it waited.
-          const now = clock.now();
-          // The number's failed-guess ceiling is live only: a test suite's wrong codes never lock a real number.
-          if (live) await holdGuessCeiling(tx, ws, pending.phone, now);
+          now = clock.now();
+          // Compared in constant time whatever the ceiling says: a refusal tells nothing of the code.
           const correct = codeMatches(codeKeys, pending.id, code, pending.code_hash);
-          const spent = await recordAttempt(tx, timeline, {
+          const attempt = await recordAttempt(tx, timeline, {
             row: pending,
             now,
             correct,
             countFailure: !correct && live,
+            // The number's failed-guess ceiling is live only: a test suite's wrong codes never lock a real number.
+            ceiling: live ? ceilingInputs(ws, pending.phone, now) : undefined,
           });
-          if (!spent) return undefined;
-          // A wrong guess with attempts left changes no state: no event.
-          if (emitting && spent.status === 'verified') await emit(tx, 'verification.verified', spent);
-          if (emitting && spent.status === 'failed') await emit(tx, 'verification.failed', spent);
-          return spent;
+          // Its outcome is left to the commit (which goes in the same round trip) unless a webhook event must
+          // commit with the change of state it reports.
+          if (!emitting) return attempt;
+          const { spent } = await attempt.outcome;
+          if (spent?.status === 'verified') await emit(tx, 'verification.verified', spent);
+          if (spent?.status === 'failed') await emit(tx, 'verification.failed', spent);
+          return attempt;
         });
-        if (after) return presentCheck(after);
+        const { ceilingAt, spent } = await judged.outcome;
+        if (ceilingAt !== null) throw ceilingRefusal(ws, ceilingAt, now);
+        if (spent) return presentCheck(spent);
         // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.
         row = await settled(await requireVerification(row.workspace_id, row.id, mode), emitting);
       }
