@@ -65,21 +65,35 @@ export function createFraudGuard(deps: {
     },
 
     /**
-     * The guard of one send, in the send's transaction (`tx`), after the number's lock. Returns the refusal when the
-     * range or the number's country is blocked, or this send trips the rule (the block is then written in the same transaction, which the
-     * caller commits without creating the verification); undefined when the send may go on (its number is then
-     * recorded, and rolls back with the send if a later check refuses it). Cost: three indexed statements (two on
-     * PostgreSQL).
+     * The pumping guard's lock of a send's range, in the send's transaction (`tx`), after the number's lock. Resolves
+     * once taken (on PostgreSQL sent ahead: the statement after it goes in the same round trip), with the read of
+     * the range's state for `guardSend`.
      */
-    async guardSend(
+    takeRange(
       tx: Db,
       workspaceId: string,
       phone: string,
       country: string,
       now: number,
+    ): Promise<() => Promise<repo.RangeState>> {
+      return repo.lockRange(tx, { workspaceId, range: rangeOf(phone), phone, country, now });
+    },
+
+    /**
+     * The guard of one send, in the send's transaction (`tx`), with its range taken (`takeRange`). Returns the
+     * refusal when the range or the number's country is blocked, or this send trips the rule (the block is then
+     * written in the same transaction, which the caller commits without creating the verification); undefined when
+     * the send may go on (its number is then recorded, and rolls back with the send if a later check refuses it).
+     * Cost: two indexed statements (one on PostgreSQL) after the range's lock.
+     */
+    async guardSend(
+      tx: Db,
+      workspaceId: string,
+      phone: string,
+      state: repo.RangeState,
+      now: number,
     ): Promise<Refusal | undefined> {
       const range = rangeOf(phone);
-      const state = await repo.lockRange(tx, { workspaceId, range, phone, country, now });
       if (state.allowed) return undefined;
       if (state.blockedUntil !== null && state.blockedUntil > now && state.blockId !== null) {
         await repo.countRefusal(tx, { blockId: state.blockId });
@@ -95,7 +109,7 @@ export function createFraudGuard(deps: {
         await repo.countRefusal(tx, { blockId: state.countryBlockId });
         return {
           range,
-          country,
+          country: state.country,
           reason: (state.countryBlockReason ?? 'low_conversion') as BlockReason,
           until: state.countryBlockedUntil,
           blockId: state.countryBlockId,

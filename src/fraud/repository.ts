@@ -72,6 +72,8 @@ type RangeKey = {
 };
 
 export interface RangeState {
+  /** The number's country, whose block was read too. */
+  country: string;
   blockedUntil: number | null;
   blockId: string | null;
   blockReason: string | null;
@@ -84,20 +86,28 @@ export interface RangeState {
   blockSeconds: number;
 }
 
-export async function lockRange(db: Db, p: RangeKey): Promise<RangeState> {
-  const row = (await touchRange(db, p)).rows[0];
-  if (!row) throw new Error('the range lock returned no row');
-  return {
-    blockedUntil: row.blocked_until,
-    blockId: row.block_id,
-    blockReason: row.block_reason,
-    countryBlockedUntil: row.country_blocked_until === null ? null : Number(row.country_blocked_until),
-    countryBlockId: row.country_block_id as string | null,
-    countryBlockReason: row.country_block_reason as string | null,
-    allowed: Number(row.allowed) === 1,
-    rangeLimit: row.range_limit ?? FRAUD_DEFAULTS.range_limit,
-    windowSeconds: row.range_window_seconds ?? FRAUD_DEFAULTS.range_window_seconds,
-    blockSeconds: row.block_seconds ?? FRAUD_DEFAULTS.block_seconds,
+/**
+ * Takes the range's row lock (the first statement of `touchRange`'s kind in the transaction). Resolves once it is
+ * sent (on PostgreSQL ahead: the next statement goes in the same round trip), with the read of its state.
+ */
+export async function lockRange(db: Db, p: RangeKey): Promise<() => Promise<RangeState>> {
+  const touched = await touchRange.ahead(db, p);
+  return async () => {
+    const row = (await touched.answer).rows[0];
+    if (!row) throw new Error('the range lock returned no row');
+    return {
+      country: p.country,
+      blockedUntil: row.blocked_until,
+      blockId: row.block_id,
+      blockReason: row.block_reason,
+      countryBlockedUntil: row.country_blocked_until === null ? null : Number(row.country_blocked_until),
+      countryBlockId: row.country_block_id as string | null,
+      countryBlockReason: row.country_block_reason as string | null,
+      allowed: Number(row.allowed) === 1,
+      rangeLimit: row.range_limit ?? FRAUD_DEFAULTS.range_limit,
+      windowSeconds: row.range_window_seconds ?? FRAUD_DEFAULTS.range_window_seconds,
+      blockSeconds: row.block_seconds ?? FRAUD_DEFAULTS.block_seconds,
+    };
   };
 }
 

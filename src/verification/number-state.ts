@@ -102,26 +102,33 @@ const orNull = (value: unknown) => (value === null || value === undefined ? null
 
 /**
  * Serialises sends to one number for the rest of the transaction, taken first, so the send limit's count and the
- * supersede after it see every earlier send, and returns the number's state as of then.
+ * supersede after it see every earlier send. Resolves once the number is taken, with the read of its state as of
+ * then, to call next. On PostgreSQL the lock is sent ahead (store/postgres-pipeline.ts): what the caller sends before
+ * calling the read (another lock) goes in the same round trip, and the read after all of it.
  */
-export async function takeNumber(tx: Db, key: NumberKey): Promise<NumberState> {
+export async function takeNumber(tx: Db, key: NumberKey): Promise<() => Promise<NumberState>> {
   const { ceiling, ...rest } = key;
   const p: StateInputs = { ...rest, ceilingSince: ceiling.since, ceilingOffset: ceiling.offset };
   if (dialectOf(tx) === 'sqlite') {
-    const [row] = (await sqliteState(tx, p)).rows;
-    if (!row) throw new Error('the number state returned no row');
-    return {
-      seq: Number(row.seq),
-      windowFullAt: orNull(row.window_full_at),
-      ceilingAt: orNull(row.ceiling_at),
+    return async () => {
+      const [row] = (await sqliteState(tx, p)).rows;
+      if (!row) throw new Error('the number state returned no row');
+      return {
+        seq: Number(row.seq),
+        windowFullAt: orNull(row.window_full_at),
+        ceilingAt: orNull(row.ceiling_at),
+      };
     };
   }
-  const [lock] = (await takePhoneLock(tx, p)).rows;
-  if (!lock) throw new Error('the phone lock returned no row');
-  const [row] = (await pgState(tx, p)).rows;
-  return {
-    seq: Number(lock.seq),
-    windowFullAt: orNull(row?.window_full_at),
-    ceilingAt: orNull(row?.ceiling_at),
+  const locked = await takePhoneLock.ahead(tx, p);
+  return async () => {
+    const [row] = (await pgState(tx, p)).rows;
+    const [lock] = (await locked.answer).rows;
+    if (!lock) throw new Error('the phone lock returned no row');
+    return {
+      seq: Number(lock.seq),
+      windowFullAt: orNull(row?.window_full_at),
+      ceilingAt: orNull(row?.ceiling_at),
+    };
   };
 }

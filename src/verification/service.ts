@@ -52,7 +52,7 @@ export interface VerificationDeps {
   /** Which channels each carrier carries (a number on an SMS-only carrier never places a call). */
   carrierTypes: readonly CarrierChannels[];
   /** The pumping guard: its check runs in the send's transaction. */
-  fraud: Pick<FraudGuard, 'guardSend'>;
+  fraud: Pick<FraudGuard, 'takeRange' | 'guardSend'>;
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
   /** Sends and checks, counted by outcome. */
@@ -228,7 +228,7 @@ export function createVerificationService(deps: VerificationDeps) {
       // verification of the number is pending, and the send limit counts every one of them. What a refusal
       // commits (its refused-send row, a block's count) commits; nothing of the send does.
       const refused = await db.transaction().execute(async (tx): Promise<(() => AppError) | undefined> => {
-        const number = await takeNumber(tx, {
+        const readNumber = await takeNumber(tx, {
           workspaceId: ws.id,
           phone: destination.e164,
           now,
@@ -237,6 +237,12 @@ export function createVerificationService(deps: VerificationDeps) {
           windowOffset: ws.send_limit - 1,
           ceiling: ceilingInputs(ws, destination.e164, now),
         });
+        // The pumping guard's range is taken with the number (one round trip on PostgreSQL). Test sends cost nothing
+        // and reach no carrier: they neither count in a range nor meet its block.
+        const readRange = live
+          ? await deps.fraud.takeRange(tx, ws.id, destination.e164, destination.country, now)
+          : undefined;
+        const number = await readNumber();
         row.seq = number.seq;
         // A number past its failed-guess ceiling gets no new code either: a code could not be checked. Test codes
         // reach nobody, so the ceiling (a live defence against guessing) neither counts nor holds them.
@@ -245,11 +251,9 @@ export function createVerificationService(deps: VerificationDeps) {
           await recordRefusedSend(tx, refusedSend('guess_ceiling', null));
           return () => ceilingRefusal(ws, ceilingAt, now);
         }
-        // The pumping guard: a refusal commits its block (and its count) but nothing of the send. Test sends cost
-        // nothing and reach no carrier: they neither count in a range nor meet its block.
-        const blocked = live
-          ? await deps.fraud.guardSend(tx, ws.id, destination.e164, destination.country, now)
-          : undefined;
+        // The pumping guard: a refusal commits its block (and its count) but nothing of the send.
+        const blocked =
+          readRange && (await deps.fraud.guardSend(tx, ws.id, destination.e164, await readRange(), now));
         if (blocked) {
           await recordRefusedSend(tx, { ...refusedSend(blocked.reason, blocked.blockId), at: now });
           // Counted from when the refusal was decided: this send's `now` was read before it waited for the range's

@@ -40,9 +40,9 @@ describe('a write whose references were removed meanwhile', () => {
       // The key was read and its senders found; then, inside the send's transaction, the workspace goes (as a
       // `workspace delete` committing just then would make it): the send's own writes must be refused.
       const guard = t.services.fraud.guardSend;
-      t.services.fraud.guardSend = async (tx, workspaceId, phone, country, now) => {
+      t.services.fraud.guardSend = async (tx, workspaceId, phone, range, now) => {
         await deleteWorkspaceRows(tx, workspaceId);
-        return guard(tx, workspaceId, phone, country, now);
+        return guard(tx, workspaceId, phone, range, now);
       };
       try {
         const res = await api.send({ phone: '+61412345678', channel: 'sms' });
