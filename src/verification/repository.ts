@@ -1,9 +1,9 @@
 // SQL for verifications. Every race-prone step is one statement (or runs inside the caller's transaction),
 // and each says which invariant it keeps. Functions take the database (or a transaction) first.
-import { sql } from 'kysely';
+import { type QueryCreator, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { prepared, preparedInsert } from '../store/prepared.js';
-import type { VerificationsTable } from '../store/tables.js';
+import type { Database, VerificationsTable } from '../store/tables.js';
 import type { Mode } from '../vocabulary/modes.js';
 import type { Status } from '../vocabulary/statuses.js';
 
@@ -113,7 +113,7 @@ export async function supersedePending(db: Db, p: SupersedeInputs): Promise<Supe
   return (await supersede(db, p)).rows;
 }
 
-function supersedeWhere(db: Db, p: SupersedeInputs) {
+function supersedeWhere(db: QueryCreator<Database>, p: SupersedeInputs) {
   return (
     db
       .updateTable('verifications')
@@ -132,6 +132,40 @@ const supersede = prepared((db, p: SupersedeInputs) =>
   supersedeWhere(db, p).returning(['id', 'status', 'expires_at']),
 );
 const supersedeRows = prepared((db, p: SupersedeInputs) => supersedeWhere(db, p).returningAll());
+
+/**
+ * PostgreSQL: supersedePending and the timeline's events of the rows it changed in one statement (what
+ * timeline-events.ts `supersedeEvents` makes of each row, in SQL: the same kinds and the same JSON), for a send whose
+ * rows nobody reads back (no webhook events). The first event takes the id and place reserved for it; a second row
+ * (which the number's lock rules out) would take the first's with a suffix.
+ */
+export const supersedeWithEvents = prepared(
+  (db, p: SupersedeInputs & { newerId: string; eventId: string; seq: number }) => {
+    const newer = sql<string>`to_json(cast(${p.newerId} as text))::text`;
+    return db
+      .with('superseded', (qc) => supersedeWhere(qc, p).returning(['id', 'status', 'expires_at']))
+      .with('numbered', (qc) =>
+        qc
+          .selectFrom('superseded')
+          .select(['id', 'status', 'expires_at', sql<number>`row_number() over (order by id)`.as('n')]),
+      )
+      .insertInto('verification_events')
+      .columns(['id', 'verification_id', 'workspace_id', 'kind', 'detail', 'at', 'seq'])
+      .expression((eb) =>
+        eb.selectFrom('numbered').select([
+          sql<string>`cast(${p.eventId} as text) || case when n > 1 then '_' || n else '' end`.as('id'),
+          'numbered.id as verification_id',
+          sql<string>`cast(${p.workspaceId} as text)`.as('workspace_id'),
+          sql<string>`case when status = 'expired' then 'expired' else 'superseded' end`.as('kind'),
+          sql<string>`case when status = 'expired'
+              then '{"expires_at":' || expires_at || ',"superseded_by":' || ${newer} || '}'
+              else '{"by":' || ${newer} || '}' end`.as('detail'),
+          sql<number>`cast(${p.now} as bigint)`.as('at'),
+          sql<number>`cast(${p.seq} as bigint) + n - 1`.as('seq'),
+        ]),
+      );
+  },
+);
 
 /** supersedePending returning the whole rows, for a workspace whose changes emit webhook events. */
 export async function supersedePendingRows(db: Db, p: SupersedeInputs): Promise<VerificationRow[]> {

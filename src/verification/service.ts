@@ -31,7 +31,8 @@ import { presentCheck, presentVerification } from './present.js';
 import { type RefusedSend, recordRefusedSend } from './refused-sends.js';
 import * as repo from './repository.js';
 import type { CheckBody, CheckResult, SendBody, Verification } from './schemas.js';
-import { expiredEvent, supersedeEvents } from './timeline-events.js';
+import { supersedeOlder } from './supersede.js';
+import { expiredEvent } from './timeline-events.js';
 
 export const METADATA_MAX_BYTES = 4096;
 
@@ -262,10 +263,15 @@ export function createVerificationService(deps: VerificationDeps) {
         }
         // Thrown: the send limit's refusal rolls back the guard's count of this send, as if it had never come.
         if (number.windowFullAt !== null) throw sendLimitRefusal(ws, number.windowFullAt, now);
-        const sending = { workspaceId: ws.id, phone: destination.e164, now, mode };
-        const superseded = emitting
-          ? await repo.supersedePendingRows(tx, sending)
-          : await repo.supersedePending(tx, sending);
+        // Supersede cancels the older code (or records its expiry, where its time had run out).
+        const superseded = await supersedeOlder(tx, timeline, {
+          workspaceId: ws.id,
+          phone: destination.e164,
+          now,
+          mode,
+          newerId: row.id,
+          rowsWanted: emitting,
+        });
         // The send's writes from here on are whole-row inserts (and webhook fan-outs, which send them first): on
         // PostgreSQL they go as one statement, one round trip for the lot (store/prepared.ts `holdInserts`).
         await holdInserts(tx, async () => {
@@ -275,8 +281,7 @@ export function createVerificationService(deps: VerificationDeps) {
           // With the verification, or not at all: a committed code always has its delivery job, or its hand-over.
           if (job) await insertJob(tx, job.row);
           if (emitting) {
-            // Supersede cancels the older code (or records its expiry, where its time had run out).
-            for (const old of superseded as repo.VerificationRow[]) {
+            for (const old of superseded.rows) {
               await emit(
                 tx,
                 old.status === 'expired' ? 'verification.expired' : 'verification.canceled',
@@ -288,7 +293,7 @@ export function createVerificationService(deps: VerificationDeps) {
           }
           // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
           await timeline.record(tx, [
-            ...supersedeEvents(ws.id, superseded, row.id),
+            ...superseded.events,
             {
               verificationId: row.id,
               workspaceId: ws.id,
