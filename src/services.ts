@@ -37,6 +37,7 @@ import { createOverview, type Overview } from './stats/overview.js';
 import { createRollups, type Rollups } from './stats/rollups.js';
 import { openStore, type Store } from './store/database.js';
 import { createRetention, type Retention } from './store/retention.js';
+import { createStatistics, type Statistics } from './store/statistics.js';
 import { createIdempotency, type Idempotency } from './verification/idempotency.js';
 import { createVerificationLog, type VerificationLog } from './verification/log.js';
 import { createPhoneDirectory, type PhoneDirectory } from './verification/phone-directory.js';
@@ -71,6 +72,8 @@ export interface Services {
   rollups: Rollups;
   /** The log's directory of numbers by their last digits, kept by the sweeper. */
   phoneDirectory: PhoneDirectory;
+  /** PostgreSQL's table statistics, where its autovacuum does not keep them (kept by the sweeper). */
+  statistics: Statistics;
   /** The development outbox: what the development provider "sent". */
   outbox: Outbox;
   /** Durable delivery: retries, fail-over and jobs left by a process that died. */
@@ -269,6 +272,7 @@ export function createServices(deps: {
     // Background work: each reads on the reader, then writes one short transaction per step.
     rollups: createRollups({ db, reader: store.reader, clock, maxCodeLifetimeMs: MAX_TTL_SECONDS * 1000 }),
     phoneDirectory: createPhoneDirectory({ db, reader: store.reader, clock }),
+    statistics: createStatistics(db),
     outbox: createOutbox({ db }),
     dispatcher,
     devProvider,

@@ -1,7 +1,8 @@
 // Background work of a serving process: every interval it persists expiry, applies the development provider's
 // due failure reports, deletes the delivery jobs of codes nobody wants any more, lets go of what carriers
 // hold (sessions) for accounts removed through another process, and brings the dashboard's read-models up to
-// date (the overview's roll-ups, the log's phone directory); about once a minute the pumping guard judges the
+// date (the overview's roll-ups, the log's phone directory), and on a PostgreSQL server without autovacuum analyses
+// the tables that changed (store/statistics.ts); about once a minute the pumping guard judges the
 // ranges' conversion (a read of the last day's finished codes, too heavy for every sweep); about once an hour it
 // prunes old data (retention, the audit trail's after AUDIT_RETENTION_DAYS), expired dashboard sessions, ended
 // sign-in windows and what the pumping guard no longer reads. Every step is idempotent and claims its rows (or its
@@ -24,6 +25,7 @@ export type SweeperServices = Pick<
   | 'accounts'
   | 'rollups'
   | 'phoneDirectory'
+  | 'statistics'
   | 'fraud'
 >;
 
@@ -36,8 +38,16 @@ export function startSweeper(
   // Processes started together prune at different moments.
   let nextPrune = Date.now() + Math.floor(Math.random() * Math.min(PRUNE_EVERY_MS, intervalMs * 12));
   let nextJudge = Date.now() + Math.floor(Math.random() * Math.min(JUDGE_EVERY_MS, intervalMs * 12));
+  let toldStatistics = false;
   const sweep = async () => {
     try {
+      const analysed = await services.statistics.keep();
+      if (!toldStatistics && !(await services.statistics.kept())) {
+        toldStatistics = true;
+        log.warn(
+          'PostgreSQL autovacuum is off: phone-verify analyses its own tables as they change (docs/deployment.md)',
+        );
+      }
       const expired = await services.verifications.expireDue();
       const reports = await services.devProvider.applyDueReports();
       // Codes verified, canceled, superseded or expired while their delivery waited: their jobs go.
@@ -49,8 +59,8 @@ export function startSweeper(
       // After expiry: an hour whose codes just expired can be rolled up in the same sweep.
       const rolledUp = await services.rollups.roll();
       const indexed = await services.phoneDirectory.index();
-      if (expired + reports + dropped + released + rolledUp + indexed > 0) {
-        log.debug({ expired, reports, dropped, released, rolledUp, indexed }, 'sweep');
+      if (expired + reports + dropped + released + rolledUp + indexed + analysed.length > 0) {
+        log.debug({ expired, reports, dropped, released, rolledUp, indexed, analysed }, 'sweep');
       }
       if (Date.now() >= nextJudge) {
         nextJudge = Date.now() + JUDGE_EVERY_MS;

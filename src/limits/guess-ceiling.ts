@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/database.js';
+import { sortedBy } from '../store/plan-order.js';
 import { prepared, preparedInsert } from '../store/prepared.js';
 
 /** A workspace's setting, as the request's key lookup read it. */
@@ -59,7 +60,7 @@ export function ceilingFailureQuery(db: Db, p: CeilingInputs) {
     .where('workspace_id', '=', p.workspaceId)
     .where('phone', '=', p.phone)
     .where('at', '>', p.since)
-    .orderBy('at', 'desc')
+    .orderBy(sortedBy(db, 'at'), 'desc')
     .limit(1)
     .offset(p.offset);
 }

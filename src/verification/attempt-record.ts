@@ -21,7 +21,7 @@ import { attemptEvents } from './timeline-events.js';
 /**
  * The attempt's guards are spendAttempt's (repository.ts): a pending code, with budget left, not yet expired; and the
  * number's ceiling not reached (`ceiling`: guess-ceiling.ts `ceilingFailureQuery`, read in this statement, after the
- * number's lock; with `$8` false there is no ceiling). The outcome is written with the attempt; a wrong attempt that
+ * number's lock, sorted as store/plan-order.ts says; with `$8` false there is no ceiling). The outcome is written with the attempt; a wrong attempt that
  * spends the last of the budget fails the verification in the same update (on PostgreSQL an unchanged status keeps
  * its indexes as they are). The events are attemptEvents' (timeline-events.ts) in SQL: the attempt (or its
  * verification), then the failure when it was the last; their details as the same JSON object. One row always: the
@@ -32,7 +32,7 @@ function attemptSql(outcome: string): string {
 with ceiling as (
   select at from guess_failures
   where $8::boolean and workspace_id = $9::text and phone = $10::text and at > $11::bigint
-  order by at desc limit 1 offset $12::bigint
+  order by at + 0 desc limit 1 offset $12::bigint
 ),
 spent as (
   update verifications set attempts = attempts + 1, ${outcome}, updated_at = $2::bigint

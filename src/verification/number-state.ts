@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { type CeilingInputs, ceilingFailureQuery } from '../limits/guess-ceiling.js';
 import type { Db } from '../store/database.js';
+import { sortedBy } from '../store/plan-order.js';
 import { dialectOf, prepared } from '../store/prepared.js';
 import type { Mode } from '../vocabulary/modes.js';
 
@@ -60,7 +61,7 @@ const windowFillingSend = (db: Db, p: StateInputs) =>
     .where('phone', '=', p.phone)
     .where('created_at', '>', p.windowSince)
     .where('mode', '=', p.mode)
-    .orderBy('created_at', 'desc')
+    .orderBy(sortedBy(db, 'created_at'), 'desc')
     .limit(1)
     .offset(p.windowOffset);
 
