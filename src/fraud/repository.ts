@@ -1,7 +1,7 @@
 // SQL of the pumping guard. The send path's statements are compiled once (prepared) and run in the send's
 // transaction; the first takes the range's row lock, so the count and the block decision after it see every send
 // to the range that committed before. Functions take the database (or a transaction) first.
-import { type QueryCreator, sql } from 'kysely';
+import { type ExpressionBuilder, type QueryCreator, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, FraudBlocksTable } from '../store/tables.js';
@@ -10,56 +10,87 @@ import { FRAUD_DEFAULTS, type FraudLimits } from './rules.js';
 export type BlockRow = FraudBlocksTable;
 
 /**
- * The range's lock and state in one statement: upserts the range's row (on PostgreSQL its row lock is held to the
- * end of the send's transaction, so the sends of one range are serialised even when they hold different number
- * locks; SQLite's one write lock already serialises them), and returns its block, the block of the number's country
- * (read, not locked: the sends of a country are not serialised), the workspace's settings and whether an
- * allow-list entry covers the number.
+ * What a send reads of its range: the range's block, the block of the number's country (read, not locked: the sends
+ * of a country are not serialised), the workspace's settings, and whether an allow-list entry covers the number.
+ * Selected from the range's row (its RETURNING on PostgreSQL, a read on SQLite).
+ */
+function rangeState(eb: ExpressionBuilder<Database, 'fraud_ranges'>, p: RangeKey) {
+  const setting = (column: 'range_limit' | 'range_window_seconds' | 'block_seconds') =>
+    eb
+      .selectFrom('fraud_settings')
+      .select(column)
+      .where('fraud_settings.workspace_id', '=', p.workspaceId)
+      .$asScalar();
+  // The country's row, where the conversion signal writes its block (keyed by its two letters).
+  const countryBlock = (column: 'blocked_until' | 'block_id' | 'block_reason') =>
+    eb
+      .selectFrom('fraud_ranges as c')
+      .select(`c.${column}`)
+      .where('c.workspace_id', '=', p.workspaceId)
+      .where('c.range_prefix', '=', p.country)
+      .$asScalar();
+  return [
+    'fraud_ranges.blocked_until',
+    'fraud_ranges.block_id',
+    'fraud_ranges.block_reason',
+    countryBlock('blocked_until').as('country_blocked_until'),
+    countryBlock('block_id').as('country_block_id'),
+    countryBlock('block_reason').as('country_block_reason'),
+    setting('range_limit').as('range_limit'),
+    setting('range_window_seconds').as('range_window_seconds'),
+    setting('block_seconds').as('block_seconds'),
+    // Prefixes are + and digits only (rules.ts), so plain comparison of the number's start is exact.
+    sql<number>`CASE WHEN EXISTS (SELECT 1 FROM fraud_allow WHERE fraud_allow.workspace_id = ${p.workspaceId}
+      AND fraud_allow.prefix = substr(cast(${p.phone} as text), 1, length(fraud_allow.prefix))) THEN 1 ELSE 0 END`.as(
+      'allowed',
+    ),
+  ] as const;
+}
+
+const newRange = (p: RangeKey) => ({
+  workspace_id: p.workspaceId,
+  range_prefix: p.range,
+  touched_at: p.now,
+  blocked_until: null,
+  block_id: null,
+  block_reason: null,
+});
+
+/**
+ * PostgreSQL: the range's lock and state in one statement. The upsert's row lock is held to the end of the send's
+ * transaction, so the sends of one range are serialised even when they hold different number locks.
  */
 const touchRange = prepared((db, p: RangeKey) =>
   db
     .insertInto('fraud_ranges')
-    .values({
-      workspace_id: p.workspaceId,
-      range_prefix: p.range,
-      touched_at: p.now,
-      blocked_until: null,
-      block_id: null,
-      block_reason: null,
-    })
+    .values(newRange(p))
     .onConflict((oc) => oc.columns(['workspace_id', 'range_prefix']).doUpdateSet({ touched_at: p.now }))
-    .returning((eb) => {
-      const setting = (column: 'range_limit' | 'range_window_seconds' | 'block_seconds') =>
-        eb
-          .selectFrom('fraud_settings')
-          .select(column)
-          .where('fraud_settings.workspace_id', '=', p.workspaceId)
-          .$asScalar();
-      // The country's row, where the conversion signal writes its block (keyed by its two letters).
-      const countryBlock = (column: 'blocked_until' | 'block_id' | 'block_reason') =>
-        eb
-          .selectFrom('fraud_ranges as c')
-          .select(`c.${column}`)
-          .where('c.workspace_id', '=', p.workspaceId)
-          .where('c.range_prefix', '=', p.country)
-          .$asScalar();
-      return [
-        'blocked_until',
-        'block_id',
-        'block_reason',
-        countryBlock('blocked_until').as('country_blocked_until'),
-        countryBlock('block_id').as('country_block_id'),
-        countryBlock('block_reason').as('country_block_reason'),
-        setting('range_limit').as('range_limit'),
-        setting('range_window_seconds').as('range_window_seconds'),
-        setting('block_seconds').as('block_seconds'),
-        // Prefixes are + and digits only (rules.ts), so plain comparison of the number's start is exact.
-        sql<number>`CASE WHEN EXISTS (SELECT 1 FROM fraud_allow WHERE fraud_allow.workspace_id = ${p.workspaceId}
-          AND fraud_allow.prefix = substr(cast(${p.phone} as text), 1, length(fraud_allow.prefix))) THEN 1 ELSE 0 END`.as(
-          'allowed',
-        ),
-      ];
-    }),
+    .returning((eb) => rangeState(eb, p)),
+);
+
+/**
+ * SQLite: its one write lock already serialises the sends, so the range's row needs no write to lock it. It is
+ * created if missing, and its `touched_at` (which only pruning reads, against a window of hours) moved on at most
+ * once a minute: most sends write nothing here, where each wrote a row (and its page, at every commit).
+ */
+const TOUCH_EVERY_MS = 60_000;
+const touchRangeIfStale = prepared((db, p: RangeKey & { staleBefore: number }) =>
+  db
+    .insertInto('fraud_ranges')
+    .values(newRange(p))
+    .onConflict((oc) =>
+      oc
+        .columns(['workspace_id', 'range_prefix'])
+        .doUpdateSet({ touched_at: p.now })
+        .where('fraud_ranges.touched_at', '<', p.staleBefore),
+    ),
+);
+const readRange = prepared((db, p: RangeKey) =>
+  db
+    .selectFrom('fraud_ranges')
+    .where('fraud_ranges.workspace_id', '=', p.workspaceId)
+    .where('fraud_ranges.range_prefix', '=', p.range)
+    .select((eb) => rangeState(eb, p)),
 );
 
 type RangeKey = {
@@ -87,13 +118,19 @@ export interface RangeState {
 }
 
 /**
- * Takes the range's row lock (the first statement of `touchRange`'s kind in the transaction). Resolves once it is
- * sent (on PostgreSQL ahead: the next statement goes in the same round trip), with the read of its state.
+ * Takes the range (PostgreSQL: its row lock, sent ahead, so the next statement goes in the same round trip; SQLite:
+ * its row made if missing) and resolves with the read of its state.
  */
 export async function lockRange(db: Db, p: RangeKey): Promise<() => Promise<RangeState>> {
-  const touched = await touchRange.ahead(db, p);
+  let answer: Promise<{ rows: RangeRow[] }>;
+  if (dialectOf(db) === 'postgres') {
+    answer = (await touchRange.ahead(db, p)).answer;
+  } else {
+    await touchRangeIfStale(db, { ...p, staleBefore: p.now - TOUCH_EVERY_MS });
+    answer = readRange(db, p);
+  }
   return async () => {
-    const row = (await touched.answer).rows[0];
+    const row = (await answer).rows[0];
     if (!row) throw new Error('the range lock returned no row');
     return {
       country: p.country,
@@ -110,6 +147,8 @@ export async function lockRange(db: Db, p: RangeKey): Promise<() => Promise<Rang
     };
   };
 }
+
+type RangeRow = NonNullable<Awaited<ReturnType<typeof readRange>>['rows'][number]>;
 
 type RangeCount = { workspaceId: string; range: string; phone: string; since: number };
 
