@@ -55,7 +55,9 @@ export async function openBrowserApp(extraEnv: Record<string, string> = {}): Pro
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    // Generous, like eventually(): a busy two-core machine running four test files at once (a sign-in is a 128 MiB
+    // scrypt) must never fail a test; what a test waits for still has to happen.
+    page.setDefaultTimeout(30_000);
     const opened = browser;
     return {
       browser: opened,
