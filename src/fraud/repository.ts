@@ -69,9 +69,10 @@ const touchRange = prepared((db, p: RangeKey) =>
 );
 
 /**
- * SQLite: its one write lock already serialises the sends, so the range's row needs no write to lock it. It is
- * created if missing, and its `touched_at` (which only pruning reads, against a window of hours) moved on at most
- * once a minute: most sends write nothing here, where each wrote a row (and its page, at every commit).
+ * SQLite: its one write lock already serialises the sends, so the range's row needs no write to lock it. Its state
+ * is read first; the row is created if that finds none, and its `touched_at` (which only pruning reads, against a
+ * window of hours) moved on at most once a minute: most sends run the read alone, where each wrote a row (and its
+ * page, at every commit) and then ran a statement that changed nothing.
  */
 const TOUCH_EVERY_MS = 60_000;
 const touchRangeIfStale = prepared((db, p: RangeKey & { staleBefore: number }) =>
@@ -90,7 +91,7 @@ const readRange = prepared((db, p: RangeKey) =>
     .selectFrom('fraud_ranges')
     .where('fraud_ranges.workspace_id', '=', p.workspaceId)
     .where('fraud_ranges.range_prefix', '=', p.range)
-    .select((eb) => rangeState(eb, p)),
+    .select((eb) => [...rangeState(eb, p), 'fraud_ranges.touched_at']),
 );
 
 type RangeKey = {
@@ -126,8 +127,15 @@ export async function lockRange(db: Db, p: RangeKey): Promise<() => Promise<Rang
   if (dialectOf(db) === 'postgres') {
     answer = (await touchRange.ahead(db, p)).answer;
   } else {
-    await touchRangeIfStale(db, { ...p, staleBefore: p.now - TOUCH_EVERY_MS });
-    answer = readRange(db, p);
+    const staleBefore = p.now - TOUCH_EVERY_MS;
+    const read = await readRange(db, p);
+    const found = read.rows[0];
+    if (found && Number(found.touched_at) >= staleBefore) answer = Promise.resolve(read);
+    else {
+      await touchRangeIfStale(db, { ...p, staleBefore });
+      // A new row's state is read again: the statement that made it returned nothing.
+      answer = found ? Promise.resolve(read) : readRange(db, p);
+    }
   }
   return async () => {
     const row = (await answer).rows[0];
@@ -148,7 +156,7 @@ export async function lockRange(db: Db, p: RangeKey): Promise<() => Promise<Rang
   };
 }
 
-type RangeRow = NonNullable<Awaited<ReturnType<typeof readRange>>['rows'][number]>;
+type RangeRow = Omit<NonNullable<Awaited<ReturnType<typeof readRange>>['rows'][number]>, 'touched_at'>;
 
 type RangeCount = { workspaceId: string; range: string; phone: string; since: number };
 

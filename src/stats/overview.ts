@@ -1,16 +1,16 @@
 // The overview's numbers for one workspace and period: totals, sends over time, by channel and by country.
-// Built from roll-up rows for the hours rolled up and the bounded aggregates of queries.ts for the rest; the gaps
-// (hours without sends) are filled in here.
+// Built from roll-up rows: stored ones for the hours rolled up, and for the rest one aggregate of their raw rows in
+// the same shape (rollup-queries.ts). The gaps (hours without sends) are filled in here.
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { readWatermark } from '../store/watermarks.js';
 import type { Mode } from '../vocabulary/modes.js';
 import { countryOfPrefix } from './country.js';
 import { bucketStarts, HOUR_MS, type Period, type PeriodName, periodEndingAt } from './period.js';
-import * as q from './queries.js';
-import { histogramOf, rolledUp } from './rollup-queries.js';
+import { COUNTED, type Counts } from './queries.js';
+import { aggregate, histogramOf, rolledUp } from './rollup-queries.js';
 
-export type Counts = q.Counts;
+export type { Counts };
 
 export interface Rated extends Counts {
   /** verified / sends; null without sends. */
@@ -40,7 +40,7 @@ const ZERO: Counts = {
 
 function add(a: Counts, b: Counts): Counts {
   const sum = { ...a, sends: a.sends + b.sends };
-  for (const status of q.COUNTED) sum[status] = a[status] + b[status];
+  for (const status of COUNTED) sum[status] = a[status] + b[status];
   return sum;
 }
 
@@ -90,34 +90,23 @@ export async function loadOverview(
   const rolled = Math.min(watermark, rolledBefore ?? watermark);
   // Whole hours of the period that are rolled up, never the hour of `until` (a later row there is not counted).
   const split = Math.max(period.since, Math.min(rolled, Math.floor(period.until / HOUR_MS) * HOUR_MS));
-  const window = { workspaceId, since: split, until: period.until, mode };
-  const [rollups, buckets, channels, countries, verifyTimes] = await Promise.all([
+  // The hours not rolled up yet: one pass over their rows, as roll-up rows of their own.
+  const [rolledRows, recent] = await Promise.all([
     split > period.since ? rolledUp(db, workspaceId, period.since, split) : [],
-    q.countsByBucket(db, window, period.bucketMs),
-    q.countsByChannel(db, window),
-    q.countsByCountry(db, window),
-    q.secondsToVerify(db, window),
+    aggregate(db, { workspaceId, since: split, before: period.until + 1, mode }),
   ]);
+  const rollups = [...rolledRows, ...recent];
 
-  const byBucket = sumBy(
-    [...buckets, ...rollups.map((r) => ({ ...r, bucket: Math.floor(r.hour / period.bucketMs) }))],
-    (b) => b.bucket,
-  );
+  const byBucket = sumBy(rollups, (r) => Math.floor(r.hour / period.bucketMs));
   const timeline = bucketStarts(period).map((start) => ({
     start,
     ...(byBucket.get(start / period.bucketMs) ?? ZERO),
   }));
 
-  const byChannel = sumBy([...channels, ...rollups], (c) => c.channel);
+  const byChannel = sumBy(rollups, (c) => c.channel);
   // Old rows resolved from their prefix merge into the country they belong to.
-  const byCountry = sumBy(
-    [...countries, ...rollups.map((r) => ({ ...r, country: r.country || null, prefix: r.prefix || null }))],
-    (row) => row.country ?? countryOfPrefix(row.prefix ?? ''),
-  );
-  const histogram = [
-    ...verifyTimes,
-    ...rollups.flatMap((r) => histogramOf(r).map(([seconds, count]) => ({ seconds, count }))),
-  ];
+  const byCountry = sumBy(rollups, (row) => row.country || countryOfPrefix(row.prefix));
+  const histogram = rollups.flatMap((r) => histogramOf(r).map(([seconds, count]) => ({ seconds, count })));
 
   const totals = [...byChannel.values()].reduce<Counts>((sum, c) => add(sum, c), ZERO);
   return {

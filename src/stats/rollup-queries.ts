@@ -1,9 +1,10 @@
-// The roll-ups' SQL: one hour of every workspace's verifications aggregated as the overview counts them (the
-// expressions of queries.ts, so a rolled-up hour and its raw rows count alike), and a workspace's rolled-up rows
-// over whole hours.
+// The roll-ups' SQL: verifications aggregated as the overview counts them (the expressions of queries.ts), by
+// hour: one hour of every workspace's for a roll-up, or a workspace's hours not rolled up yet for the overview, so
+// a rolled-up hour and its raw rows count alike; and a workspace's rolled-up rows over whole hours.
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { VerificationRollupsTable } from '../store/tables.js';
+import type { Mode } from '../vocabulary/modes.js';
 import { HOUR_MS } from './period.js';
 import { COUNTED, countColumns, toCounts, unknownCountryPrefix, verifySeconds } from './queries.js';
 
@@ -16,32 +17,49 @@ const secondsIfVerified = sql<
   number | null
 >`case when status = 'verified' and verified_at is not null then ${verifySeconds} end`;
 
+/** Which verifications an aggregate counts: created in [since, before), of one workspace or all, of one mode. */
+export interface Span {
+  /** One workspace's rows; every workspace's when absent (the roll-ups). */
+  workspaceId?: string;
+  since: number;
+  /** Exclusive. */
+  before: number;
+  mode: Mode;
+}
+
+const hourOf = sql<number>`created_at / ${sql.lit(HOUR_MS)}`;
+
 /**
- * Every workspace's live verifications created in the hour starting at `hour`, as roll-up rows. The roll-ups are
- * live data only: the overview's test data (small: a customer's test suites) is read from the raw rows.
+ * The verifications of `span` as roll-up rows: one per workspace, hour, channel and destination, each with its
+ * histogram of seconds to verify. One scan of the rows gives every figure the overview shows (its buckets are
+ * whole hours, or days made of them), so the hours not rolled up yet cost one pass, not one per figure.
  */
-export async function aggregateHour(db: Db, hour: number): Promise<RollupRow[]> {
-  const groups = await db
+export async function aggregate(db: Db, span: Span): Promise<RollupRow[]> {
+  let query = db
     .selectFrom('verifications')
     .select([
       'workspace_id',
+      hourOf.as('hour'),
       'channel',
       'country',
       unknownCountryPrefix.as('prefix'),
       secondsIfVerified.as('seconds'),
       ...countColumns,
     ])
-    .where('created_at', '>=', hour)
-    .where('created_at', '<', hour + HOUR_MS)
-    .where('mode', '=', sql.lit('live'))
-    .groupBy(['workspace_id', 'channel', 'country', unknownCountryPrefix, secondsIfVerified])
+    .where('created_at', '>=', span.since)
+    .where('created_at', '<', span.before)
+    .where('mode', '=', span.mode);
+  if (span.workspaceId !== undefined) query = query.where('workspace_id', '=', span.workspaceId);
+  const groups = await query
+    .groupBy(['workspace_id', hourOf, 'channel', 'country', unknownCountryPrefix, secondsIfVerified])
     .execute();
-  // One row per workspace, channel and destination; its histogram gathers the groups that differ by seconds.
+  // One row per workspace, hour, channel and destination; its histogram gathers the groups that differ by seconds.
   const rows = new Map<string, { row: RollupRow; histogram: VerifyHistogram }>();
   for (const g of groups) {
+    const hour = Number(g.hour) * HOUR_MS;
     const country = g.country ?? '';
     const prefix = g.prefix ?? '';
-    const key = JSON.stringify([g.workspace_id, g.channel, country, prefix]);
+    const key = JSON.stringify([g.workspace_id, hour, g.channel, country, prefix]);
     let entry = rows.get(key);
     if (!entry) {
       const row: RollupRow = {
@@ -73,6 +91,13 @@ export async function aggregateHour(db: Db, hour: number): Promise<RollupRow[]> 
     verify_seconds: JSON.stringify(histogram.sort((a, b) => a[0] - b[0])),
   }));
 }
+
+/**
+ * Every workspace's live verifications created in the hour starting at `hour`, as roll-up rows. The roll-ups are
+ * live data only: the overview's test data (small: a customer's test suites) is read from the raw rows.
+ */
+export const aggregateHour = (db: Db, hour: number): Promise<RollupRow[]> =>
+  aggregate(db, { since: hour, before: hour + HOUR_MS, mode: 'live' });
 
 /** A workspace's roll-up rows for the hours in [since, before). */
 export async function rolledUp(

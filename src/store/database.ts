@@ -26,7 +26,8 @@ export interface Store {
   committed(): Promise<void> | undefined;
   /**
    * A serving process: keep the database's housekeeping off the serving thread (SQLite's checkpoints move to the
-   * reader thread). A no-op on PostgreSQL.
+   * reader thread) and its requests' sub-journals off the disk (SQLite's temporary files in memory). A no-op on
+   * PostgreSQL.
    */
   serveInBackground(): void;
   /** Where local state (the generated secret) is kept. */
@@ -110,7 +111,7 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     db: Kysely<Database>;
     reader: Kysely<Database>;
     committed(): Promise<void> | undefined;
-    checkpointInBackground(): void;
+    startServing(): void;
     warnings: readonly string[];
     observeQueries(observe: (seconds: number) => void): void;
     poolStats?: () => { total: number; idle: number; waiting: number };
@@ -132,7 +133,7 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
       db,
       reader: db,
       committed: () => undefined,
-      checkpointInBackground: () => {},
+      startServing: () => {},
       warnings: [],
       observeQueries: (observe) => {
         timing.observe = observe;
@@ -149,7 +150,7 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     dataDir,
     warnings: opened.warnings,
     committed: () => opened.committed(),
-    serveInBackground: () => opened.checkpointInBackground(),
+    serveInBackground: () => opened.startServing(),
     observeQueries: (observe) => opened.observeQueries(observe),
     poolStats: opened.poolStats,
     async checkReady() {

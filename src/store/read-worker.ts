@@ -173,7 +173,7 @@ class WorkerReadDriver implements Driver {
 export function openSqliteReader(
   path: string,
   committed: () => Promise<void> | undefined,
-): { db: Kysely<Database>; checkpointEvery(ms: number): void } {
+): { db: Kysely<Database>; checkpointEvery(ms: number): void; destroy(): Promise<void> } {
   const driver = new WorkerReadDriver(path, committed);
   const db = new Kysely<Database>({
     dialect: {
@@ -183,5 +183,13 @@ export function openSqliteReader(
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },
   });
-  return { db, checkpointEvery: (ms) => driver.checkpointEvery(ms) };
+  return {
+    db,
+    checkpointEvery: (ms) => driver.checkpointEvery(ms),
+    // Kysely destroys a driver only if a query initialised it; checkpoints alone start the thread too.
+    destroy: async () => {
+      await db.destroy();
+      await driver.destroy();
+    },
+  };
 }

@@ -54,8 +54,11 @@ export interface SqliteFile {
   /** Heavy reads on a thread of their own (the file's own connection for an in-memory database). */
   readonly reader: Kysely<Database>;
   committed(): Promise<void> | undefined;
-  /** Checkpoints from the reader thread from now on (a serving process); a no-op in memory. */
-  checkpointInBackground(): void;
+  /**
+   * A serving process: checkpoints from the reader thread from now on (a no-op in memory), and the connection's
+   * temporary files in memory (below, `serveTemporariesFromMemory`).
+   */
+  startServing(): void;
   /** This user is done with the file; the last one closes it. */
   release(): Promise<void>;
   /** What could not be made private at open (files or a directory the process does not own), for the log. */
@@ -69,6 +72,9 @@ interface Shared {
   db: Kysely<Database>;
   reader: Kysely<Database>;
   checkpointEvery(ms: number): void;
+  /** Ends the reader thread, if the file has one (an in-memory database reads on its own connection). */
+  closeReader(): Promise<void>;
+  connection: SQLite.Database;
   driver: GroupCommitSqliteDriver;
   users: number;
   warnings: string[];
@@ -110,9 +116,23 @@ function connect(path: string, memory: boolean, warnings: string[]): SQLite.Data
   return sqlite;
 }
 
+/**
+ * A serving process keeps the connection's temporary files in memory. Each request's transaction is a savepoint
+ * inside its group's (sqlite-group-commit.ts), so SQLite keeps the original of every page the request changes in a
+ * sub-journal: in memory up to 64 KiB, then a temporary file. A send changes more than that, so every group wrote
+ * its pages to a file as well as to the log: with the sub-journal in memory, a send's time in SQLite fell from 254
+ * to 204 µs (docs/benchmarks.md). A serving process runs no large transaction (deleting a workspace, whose
+ * statement journal could hold the whole of it, is the CLI's, whose connection keeps SQLite's default); its large
+ * reads (the dashboard's) run on the reader thread's own connection, which keeps the default too.
+ */
+function serveTemporariesFromMemory(connection: SQLite.Database): void {
+  connection.pragma('temp_store = MEMORY');
+}
+
 function open(path: string, memory: boolean): Shared {
   const warnings: string[] = [];
-  const driver = new GroupCommitSqliteDriver(cacheSqliteStatements(connect(path, memory, warnings)));
+  const connection = connect(path, memory, warnings);
+  const driver = new GroupCommitSqliteDriver(cacheSqliteStatements(connection));
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(driver) });
   const committed = () => driver.committed();
   const reader = memory ? undefined : openSqliteReader(path, committed);
@@ -121,6 +141,8 @@ function open(path: string, memory: boolean): Shared {
     driver,
     reader: reader?.db ?? db,
     checkpointEvery: (ms) => reader?.checkpointEvery(ms),
+    closeReader: async () => reader?.destroy(),
+    connection,
     users: 0,
     warnings,
     ready: migrateToLatest(db).then(() => driver.startGrouping()),
@@ -149,7 +171,7 @@ export async function attachSqlite(target: string): Promise<SqliteFile> {
     } finally {
       if (--file.users === 0) {
         if (openFiles.get(path) === file) openFiles.delete(path);
-        if (file.reader !== file.db) await file.reader.destroy();
+        await file.closeReader();
         await file.db.destroy();
       }
     }
@@ -164,7 +186,10 @@ export async function attachSqlite(target: string): Promise<SqliteFile> {
     db: file.db,
     reader: file.reader,
     committed: () => file.driver.committed(),
-    checkpointInBackground: () => file.checkpointEvery(BACKGROUND_CHECKPOINT_MS),
+    startServing: () => {
+      file.checkpointEvery(BACKGROUND_CHECKPOINT_MS);
+      serveTemporariesFromMemory(file.connection);
+    },
     release,
     warnings: file.warnings,
     observeQueries: (observe) => file.driver.observeQueries(observe),

@@ -75,6 +75,50 @@ describe('SQLite group commit', { skip: SQLITE_ONLY }, () => {
     assert.deepEqual([seen('ws_a'), seen('ws_b'), seen('ws_c')], [1, 0, 1]);
   });
 
+  test('a serving process keeps its sub-journals in memory, and a request larger than 64 KiB still fails alone', async () => {
+    const served = await openStore(`sqlite:${join(dir, 'served.db')}`);
+    const watcher = () => new SQLite(join(dir, 'served.db'), { readonly: true });
+    try {
+      const tempStore = async () =>
+        Number((await sql<{ temp_store: number }>`pragma temp_store`.execute(served.db)).rows[0]?.temp_store);
+      assert.equal(await tempStore(), 0, "until it serves, SQLite's default (the CLI's large transactions)");
+      served.serveInBackground();
+      assert.equal(await tempStore(), 2, 'memory, once it serves');
+      // A request that changes far more than 64 KiB of pages (its sub-journal would have spilled to a file) fails,
+      // beside one that commits in the same group.
+      const wide = 'x'.repeat(2000);
+      const rows = (ws: string) =>
+        Array.from({ length: 100 }, (_, i) => ({
+          workspace_id: `${ws}_${i}_${wide}`,
+          window_start: 1,
+          count: 1,
+        }));
+      await served.db.insertInto('request_counters').values(rows('ws_kept')).execute();
+      await assert.rejects(
+        served.db.transaction().execute(async (tx) => {
+          await tx.insertInto('request_counters').values(rows('ws_big')).execute();
+          throw new Error('the large request failed');
+        }),
+        /the large request failed/,
+      );
+      await served.committed();
+      const check = watcher();
+      try {
+        const count = (like: string) =>
+          (
+            check
+              .prepare('select count(*) as n from request_counters where workspace_id like ?')
+              .get(like) as { n: number }
+          ).n;
+        assert.deepEqual([count('ws_kept_%'), count('ws_big_%')], [100, 0]);
+      } finally {
+        check.close();
+      }
+    } finally {
+      await served.close();
+    }
+  });
+
   test('concurrent transactions of one turn each commit or fail alone', async () => {
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
