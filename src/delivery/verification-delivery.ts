@@ -2,6 +2,7 @@
 // delivery writes on a verification's row. Functions take the database (or a transaction) first.
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { stillPending } from '../store/plan-order.js';
 import { prepared } from '../store/prepared.js';
 import type { VerificationsTable } from '../store/tables.js';
 import type { Status } from '../vocabulary/statuses.js';
@@ -139,7 +140,7 @@ export async function recordRetryPending(
       updated_at: now,
     })
     .where('id', '=', id)
-    .where('status', '=', 'pending')
+    .where(stillPending)
     .execute();
 }
 

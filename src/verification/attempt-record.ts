@@ -12,6 +12,7 @@ import {
   lockNumberAhead,
 } from '../limits/guess-ceiling.js';
 import type { Db } from '../store/database.js';
+import { STILL_PENDING_SQL } from '../store/plan-order.js';
 import { sendAhead } from '../store/postgres-pipeline.js';
 import { dialectOf } from '../store/prepared.js';
 import type { Timeline } from '../timeline/timeline.js';
@@ -26,6 +27,9 @@ import { attemptEvents } from './timeline-events.js';
  * its indexes as they are). The events are attemptEvents' (timeline-events.ts) in SQL: the attempt (or its
  * verification), then the failure when it was the last; their details as the same JSON object. One row always: the
  * attempt's columns (null when nothing was spent) and the failure that keeps the ceiling reached (null when not).
+ *
+ * The row is found by its id alone, never through the partial index of pending codes (store/plan-order.ts
+ * `STILL_PENDING_SQL` says why).
  */
 function attemptSql(outcome: string): string {
   return `
@@ -36,7 +40,7 @@ with ceiling as (
 ),
 spent as (
   update verifications set attempts = attempts + 1, ${outcome}, updated_at = $2::bigint
-  where id = $1::text and status = 'pending' and attempts < max_attempts and expires_at > $2::bigint
+  where id = $1::text and ${STILL_PENDING_SQL} and attempts < max_attempts and expires_at > $2::bigint
     and not exists (select 1 from ceiling)
   returning workspace_id, phone, status, attempts, max_attempts, verified_at, updated_at
 ),
@@ -56,8 +60,11 @@ events as (
 select spent.status, spent.attempts, spent.verified_at, spent.updated_at, (select at from ceiling) as ceiling_at
 from (select 1) as one left join spent on true`;
 }
-const RIGHT = attemptSql(`status = 'verified', verified_at = $2::bigint`);
-const WRONG = attemptSql(`status = case when attempts + 1 >= max_attempts then 'failed' else status end`);
+/** The attempt's statement, for a correct and for a wrong code (exported for its plan's test). */
+export const ATTEMPT_SQL = {
+  correct: attemptSql(`status = 'verified', verified_at = $2::bigint`),
+  wrong: attemptSql(`status = case when attempts + 1 >= max_attempts then 'failed' else status end`),
+} as const;
 
 type Spent = Pick<repo.VerificationRow, 'status' | 'attempts' | 'verified_at' | 'updated_at'>;
 type Judged = { [K in keyof Spent]: Spent[K] | null } & { ceiling_at: number | string | null };
@@ -96,7 +103,7 @@ export async function recordAttempt(
     const [first, second] = timeline.reserve(2);
     const { answer } = await sendAhead<Judged>(
       tx,
-      CompiledQuery.raw(correct ? RIGHT : WRONG, [
+      CompiledQuery.raw(correct ? ATTEMPT_SQL.correct : ATTEMPT_SQL.wrong, [
         row.id,
         now,
         countFailure,

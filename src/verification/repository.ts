@@ -2,6 +2,7 @@
 // and each says which invariant it keeps. Functions take the database (or a transaction) first.
 import { type QueryCreator, sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { stillPending } from '../store/plan-order.js';
 import { prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, VerificationsTable } from '../store/tables.js';
 import type { Mode } from '../vocabulary/modes.js';
@@ -185,7 +186,7 @@ const expireWhere = (db: Db, p: { id: string; now: number }) =>
     .updateTable('verifications')
     .set({ status: 'expired', updated_at: p.now })
     .where('id', '=', p.id)
-    .where('status', '=', 'pending')
+    .where(stillPending)
     .where('expires_at', '<=', p.now);
 const expireOne = prepared((db, p: { id: string; now: number }) => expireWhere(db, p).returning('id'));
 const expireOneRow = prepared((db, p: { id: string; now: number }) => expireWhere(db, p).returningAll());
@@ -238,7 +239,7 @@ function spend(outcome: (p: { now: number }) => { status?: Status; verified_at?:
       .updateTable('verifications')
       .set({ attempts: sql<number>`attempts + 1`, ...outcome(p), updated_at: p.now })
       .where('id', '=', p.id)
-      .where('status', '=', 'pending')
+      .where(stillPending)
       .whereRef('attempts', '<', 'max_attempts')
       .where('expires_at', '>', p.now)
       // What an attempt changes; the caller holds the rest.
@@ -255,7 +256,7 @@ const failSpent = prepared((db, p: { id: string; now: number }) =>
     .updateTable('verifications')
     .set({ status: 'failed', updated_at: p.now })
     .where('id', '=', p.id)
-    .where('status', '=', 'pending'),
+    .where(stillPending),
 );
 
 /** Cancels a pending, unexpired verification; finished ones are left as they are (idempotent). True if it did. */
@@ -268,7 +269,7 @@ const cancelWhere = (db: Db, p: { id: string; now: number }) =>
     .updateTable('verifications')
     .set({ status: 'canceled', updated_at: p.now })
     .where('id', '=', p.id)
-    .where('status', '=', 'pending')
+    .where(stillPending)
     .where('expires_at', '>', p.now);
 const cancelOne = prepared((db, p: { id: string; now: number }) => cancelWhere(db, p).returning('id'));
 const cancelOneRow = prepared((db, p: { id: string; now: number }) => cancelWhere(db, p).returningAll());
