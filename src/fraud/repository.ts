@@ -128,14 +128,14 @@ export async function lockRange(db: Db, p: RangeKey): Promise<() => Promise<Rang
     answer = (await touchRange.ahead(db, p)).answer;
   } else {
     const staleBefore = p.now - TOUCH_EVERY_MS;
-    const read = await readRange(db, p);
+    let read = await readRange(db, p);
     const found = read.rows[0];
-    if (found && Number(found.touched_at) >= staleBefore) answer = Promise.resolve(read);
-    else {
+    if (!found || Number(found.touched_at) < staleBefore) {
       await touchRangeIfStale(db, { ...p, staleBefore });
       // A new row's state is read again: the statement that made it returned nothing.
-      answer = found ? Promise.resolve(read) : readRange(db, p);
+      if (!found) read = await readRange(db, p);
     }
+    answer = Promise.resolve(read);
   }
   return async () => {
     const row = (await answer).rows[0];

@@ -170,10 +170,14 @@ class WorkerReadDriver implements Driver {
  * A Kysely database whose queries run on a reader thread over the SQLite file at `path`; `committed` is the
  * serving connection's commit of its open group (each read waits for it).
  */
-export function openSqliteReader(
-  path: string,
-  committed: () => Promise<void> | undefined,
-): { db: Kysely<Database>; checkpointEvery(ms: number): void; destroy(): Promise<void> } {
+export interface SqliteReader {
+  db: Kysely<Database>;
+  checkpointEvery(ms: number): void;
+  /** Ends the thread, whether a query or the checkpoints started it. */
+  destroy(): Promise<void>;
+}
+
+export function openSqliteReader(path: string, committed: () => Promise<void> | undefined): SqliteReader {
   const driver = new WorkerReadDriver(path, committed);
   const db = new Kysely<Database>({
     dialect: {

@@ -10,7 +10,7 @@ import { createPrivateFile, makePrivateDir, makePrivateFile } from '../private-f
 import { SECRET_FILE } from '../secret.js';
 import { migrateToLatest } from './migrate.js';
 import { IMMEDIATE, type ImmediateRunner } from './prepared.js';
-import { openSqliteReader } from './read-worker.js';
+import { openSqliteReader, type SqliteReader } from './read-worker.js';
 import { GroupCommitSqliteDriver } from './sqlite-group-commit.js';
 import { cacheSqliteStatements } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -70,10 +70,8 @@ export interface SqliteFile {
 interface Shared {
   ready: Promise<void>;
   db: Kysely<Database>;
-  reader: Kysely<Database>;
-  checkpointEvery(ms: number): void;
-  /** Ends the reader thread, if the file has one (an in-memory database reads on its own connection). */
-  closeReader(): Promise<void>;
+  /** The reader thread; none for an in-memory database, which reads on its own connection. */
+  readerThread: SqliteReader | undefined;
   connection: SQLite.Database;
   driver: GroupCommitSqliteDriver;
   users: number;
@@ -135,13 +133,10 @@ function open(path: string, memory: boolean): Shared {
   const driver = new GroupCommitSqliteDriver(cacheSqliteStatements(connection));
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(driver) });
   const committed = () => driver.committed();
-  const reader = memory ? undefined : openSqliteReader(path, committed);
   const shared: Shared = {
     db,
     driver,
-    reader: reader?.db ?? db,
-    checkpointEvery: (ms) => reader?.checkpointEvery(ms),
-    closeReader: async () => reader?.destroy(),
+    readerThread: memory ? undefined : openSqliteReader(path, committed),
     connection,
     users: 0,
     warnings,
@@ -171,7 +166,7 @@ export async function attachSqlite(target: string): Promise<SqliteFile> {
     } finally {
       if (--file.users === 0) {
         if (openFiles.get(path) === file) openFiles.delete(path);
-        await file.closeReader();
+        await file.readerThread?.destroy();
         await file.db.destroy();
       }
     }
@@ -184,10 +179,10 @@ export async function attachSqlite(target: string): Promise<SqliteFile> {
   }
   return {
     db: file.db,
-    reader: file.reader,
+    reader: file.readerThread?.db ?? file.db,
     committed: () => file.driver.committed(),
     startServing: () => {
-      file.checkpointEvery(BACKGROUND_CHECKPOINT_MS);
+      file.readerThread?.checkpointEvery(BACKGROUND_CHECKPOINT_MS);
       serveTemporariesFromMemory(file.connection);
     },
     release,
