@@ -4,7 +4,7 @@
 // replaces: the previous secret still opens what it sealed and checks the codes it hashed; only the current one
 // seals and hashes (docs/operations.md, "Changing the server secret").
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makePrivateDir, makePrivateFile } from './private-files.js';
 
@@ -39,12 +39,17 @@ function readOrCreateSecret(
   let generated = false;
   const file = join(dataDir, SECRET_FILE);
   makePrivateDir(dataDir, [SECRET_FILE], warnings);
+  // Written whole beside it, then linked into place: a link fails if the file exists, so two processes starting
+  // at once keep the first one's secret, and neither can read the file before its secret is in it.
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(draft, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
   try {
-    // 'wx' fails if the file exists, so two processes starting at once keep the first one's secret.
-    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+    linkSync(draft, file);
     generated = true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    unlinkSync(draft);
   }
   // Made by an older version, or copied in by hand: owner-only from now on.
   makePrivateFile(file, warnings);

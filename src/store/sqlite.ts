@@ -14,6 +14,7 @@ import { openSqliteReader, type SqliteReader } from './read-worker.js';
 import { GroupCommitSqliteDriver } from './sqlite-group-commit.js';
 import { cacheSqliteStatements } from './statement-cache.js';
 import type { Database } from './tables.js';
+import { enterWalMode } from './wal-mode.js';
 
 /**
  * Kysely takes no migration lock on SQLite (it assumes one process). Several processes may start on one file,
@@ -101,7 +102,7 @@ function makeFilesPrivate(path: string, warnings: string[]): void {
 function connect(path: string, memory: boolean, warnings: string[]): SQLite.Database {
   if (!memory) makeFilesPrivate(path, warnings);
   const sqlite = new SQLite(memory ? ':memory:' : path);
-  sqlite.pragma('journal_mode = WAL');
+  enterWalMode(sqlite);
   sqlite.pragma('synchronous = NORMAL');
   // The CLI and the server share the file: wait for the other's write instead of failing.
   sqlite.pragma('busy_timeout = 5000');

@@ -8,6 +8,7 @@ import { Kysely, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import { AppError } from '../../errors.js';
 import { createPrivateFile, makePrivateDir } from '../../private-files.js';
 import { migrateToLatest } from '../migrate.js';
+import { enterWalMode } from '../wal-mode.js';
 import type { Row, SourceEnd, TargetEnd } from './ends.js';
 import { MIGRATOR_TABLES, quoteName, type TableShape } from './schema.js';
 
@@ -150,7 +151,7 @@ export function openSqliteTarget(path: string): TargetEnd {
         );
         createPrivateFile(path, warnings);
         db = new SQLite(path);
-        db.pragma('journal_mode = WAL');
+        enterWalMode(db);
         db.pragma('busy_timeout = 5000');
         db.pragma('foreign_keys = ON');
       } catch (err) {
