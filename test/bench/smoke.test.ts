@@ -51,6 +51,11 @@ describe(`bench --smoke (${TEST_STORE})`, { timeout: 120_000 }, () => {
       assert.deepEqual(clientErrors, [], `${name}: ${JSON.stringify(r.status_codes)}`);
       assert.ok((r.server.rss_max_mb ?? 0) > 0, `${name}: no server memory sampled`);
     }
+    // The mixed flow arrives at half the send peak, the lower of its two measurements: two requests a flow.
+    const mixed = store.scenarios.mixed;
+    const lowerPeak = Math.min(store.scenarios.send.rps, mixed.send_peak_short_run);
+    assert.equal(mixed.send_peak, lowerPeak);
+    assert.equal(mixed.target_rate, Math.max(2, Math.round(lowerPeak)));
     // The checks do what they say: correct codes verify, wrong ones do not.
     assert.equal(store.scenarios['check-correct'].counts.not_verified, 0);
     assert.equal(store.scenarios['check-wrong'].counts.verified, 0);
