@@ -4,7 +4,7 @@
 // replaces: the previous secret still opens what it sealed and checks the codes it hashed; only the current one
 // seals and hashes (docs/operations.md, "Changing the server secret").
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makePrivateDir, makePrivateFile } from './private-files.js';
 
@@ -29,6 +29,25 @@ export function loadOrCreateSecret(
   return readOrCreateSecret(configured, dataDir, warnings).secret;
 }
 
+/**
+ * Writes a new secret at `file` unless another process got there first; true if this call wrote it. Written whole
+ * beside it, then linked into place: a link fails if the file exists, so two processes starting at once keep the
+ * first one's secret, and neither can read the file before its secret is in it.
+ */
+function writeSecretOnce(file: string): boolean {
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(draft, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+  try {
+    linkSync(draft, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return false;
+  } finally {
+    unlinkSync(draft);
+  }
+}
+
 /** The secret, and whether this call generated it. */
 function readOrCreateSecret(
   configured: string | undefined,
@@ -36,21 +55,10 @@ function readOrCreateSecret(
   warnings: string[],
 ): { secret: string; generated: boolean } {
   if (configured) return { secret: configured, generated: false };
-  let generated = false;
   const file = join(dataDir, SECRET_FILE);
   makePrivateDir(dataDir, [SECRET_FILE], warnings);
-  // Written whole beside it, then linked into place: a link fails if the file exists, so two processes starting
-  // at once keep the first one's secret, and neither can read the file before its secret is in it.
-  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
-  writeFileSync(draft, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
-  try {
-    linkSync(draft, file);
-    generated = true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  } finally {
-    unlinkSync(draft);
-  }
+  // An existing secret is only read: its folder need not be writable.
+  const generated = !existsSync(file) && writeSecretOnce(file);
   // Made by an older version, or copied in by hand: owner-only from now on.
   makePrivateFile(file, warnings);
   const secret = readFileSync(file, 'utf8').trim();
