@@ -18,7 +18,9 @@ export function enterWalMode(database: SQLite.Database): void {
       database.pragma('journal_mode = WAL');
       return;
     } catch (err) {
-      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      // SQLITE_BUSY, or one of its extended codes (SQLITE_BUSY_RECOVERY: another process is rebuilding the log's index).
+      const code = String((err as { code?: unknown }).code);
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw err;
       // Synchronous, as every statement of better-sqlite3 is: this runs once, at open.
       Atomics.wait(pause, 0, 0, RETRY_PAUSE_MS);
     }
