@@ -76,10 +76,12 @@ describe('browser: webhooks', { skip: browserSkip() }, () => {
       receiver.received[0]?.headers ?? {},
     );
     assert.equal((payload as { data: { id: string } }).data.id, sent.body.id);
+    // The receiver can hold the event before the attempt is recorded; the page is reloaded until it lists it.
+    // allTextContents does not wait for a row to appear (a static page would hold textContent for its timeout).
     const row = await eventually('the attempt listed', async () => {
       await open();
-      const text = (await page.locator('table.attempts tbody tr').first().textContent()) ?? '';
-      return text.includes('verification.created') ? text : undefined;
+      const rows = await page.locator('table.attempts tbody tr').allTextContents();
+      return rows.find((text) => text.includes('verification.created'));
     });
     assert.match(row, /204/);
     assert.match(row, /\d+ ms/);
