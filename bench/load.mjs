@@ -7,6 +7,9 @@
 //   check-wrong      POST /v1/otp/check with a wrong code, over a pool of pending verifications (at most
 //                    WRONG_PER_VERIFICATION per verification, so every check meets a pending code)
 //   check-correct    POST /v1/otp/check with the right code (read from the outbox), once per verification
+//   ping-paced       GET /v1/ping at a fixed arrival rate (overallRate a second), evenly spaced, open loop: what
+//                    the dashboard's phase runs to see whether a page stalls the API (a closed loop's worst
+//                    latency is its own queue of 32 requests)
 //   mixed            send to a fresh number, then check: the correct code of an earlier send of this flow
 //                    once its code is in the outbox, else a wrong code for the send just made; flows arrive
 //                    at a fixed rate (overallRate / 2 a second: two requests a flow), evenly spaced, open
@@ -79,6 +82,20 @@ async function run() {
         ],
       };
       break;
+    }
+    case 'ping-paced': {
+      const result = await paced({
+        url: config.url,
+        headers: auth,
+        rate: config.overallRate,
+        seconds: config.duration,
+        amount: config.amount,
+        connections: config.connections ?? 10,
+        async flow(request) {
+          await request('GET', '/v1/ping');
+        },
+      });
+      return { scenario: config.scenario, ...result, target_rate: config.overallRate };
     }
     case 'check-wrong':
     case 'check-correct': {

@@ -23,18 +23,48 @@ interface ScenarioResult {
   counts?: Record<string, number>;
 }
 
-describe(`bench --smoke (${TEST_STORE})`, { timeout: 120_000 }, () => {
+const DASHBOARD_PAGES = [
+  'overview_day',
+  'overview_week',
+  'log_phone_search_exact',
+  'log_phone_search_partial',
+];
+
+interface DashboardRead {
+  pages: Record<string, { ms: number[]; max_ms: number }>;
+  ping_during: { rate: number; errors: number; non2xx: number; latency: { p50: number; max: number } };
+  server: { rss_max_mb: number | null };
+}
+
+describe(`bench --smoke (${TEST_STORE})`, { timeout: 300_000 }, () => {
   const out = mkdtempSync(join(tmpdir(), 'pv-bench-smoke-'));
   after(() => rmSync(out, { recursive: true, force: true }));
 
-  test('every scenario produces figures; results.json and chart.svg are written', () => {
+  /** One smoke run with `extra` arguments into a folder of its own: its results.json. */
+  function smokeRun(name: string, extra: string[], timeout: number) {
+    const dir = join(out, name);
     const run = spawnSync(
       process.execPath,
-      ['bench/run.mjs', '--smoke', '--duration', '1', '--no-build', '--stores', TEST_STORE, '--out', out],
-      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, BENCH_PG_URL: PG_ADMIN_URL }, timeout: 110_000 },
+      [
+        'bench/run.mjs',
+        '--smoke',
+        '--duration',
+        '1',
+        '--no-build',
+        '--stores',
+        TEST_STORE,
+        '--out',
+        dir,
+        ...extra,
+      ],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, BENCH_PG_URL: PG_ADMIN_URL }, timeout },
     );
     assert.equal(run.status, 0, `bench failed:\n${run.stderr}`);
-    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+  }
+
+  test('every scenario produces figures; results.json and chart.svg are written', () => {
+    const results = smokeRun('standard', [], 110_000);
     assert.equal(results.mode, 'smoke');
     assert.deepEqual(results.targets, []);
     assert.ok(results.ceiling.rps > 0);
@@ -61,8 +91,28 @@ describe(`bench --smoke (${TEST_STORE})`, { timeout: 120_000 }, () => {
     assert.equal(store.scenarios['check-wrong'].counts.verified, 0);
     assert.equal(store.limits.request_limit_per_minute, 1_000_000);
     assert.match(
-      readFileSync(join(out, 'chart.svg'), 'utf8'),
+      readFileSync(join(out, 'standard', 'chart.svg'), 'utf8'),
       /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/,
     );
+  });
+
+  test('--long: the dashboard is timed at rest and after the burst, while pings arrive at a fixed rate', () => {
+    const results = smokeRun('long', ['--long', '--rows', '300'], 170_000);
+    const store = results.stores[TEST_STORE];
+    assert.equal(store.prefill.rows, 300);
+    assert.deepEqual(Object.keys(store.dashboard), ['at_rest', 'after_burst']);
+    for (const [phase, read] of Object.entries(store.dashboard) as [string, DashboardRead][]) {
+      assert.deepEqual(Object.keys(read.pages).sort(), [...DASHBOARD_PAGES].sort(), phase);
+      for (const [page, { ms, max_ms }] of Object.entries(read.pages)) {
+        assert.equal(ms.length, 3, `${phase} ${page}: three timed loads`);
+        assert.ok(ms.every((x) => x > 0) && max_ms === Math.max(...ms), `${phase} ${page}: ${ms}`);
+      }
+      // Open loop at a fixed rate: every ping answered 200, its latency measured.
+      assert.equal(read.ping_during.rate, 1000);
+      assert.equal(read.ping_during.errors + read.ping_during.non2xx, 0, phase);
+      assert.ok(read.ping_during.latency.max >= read.ping_during.latency.p50, phase);
+      assert.ok((read.server.rss_max_mb ?? 0) > 0, `${phase}: no server memory sampled`);
+    }
+    assert.ok(store.server_whole_run.rss_max_mb > 0);
   });
 });
