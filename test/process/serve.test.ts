@@ -115,6 +115,25 @@ describe('serve', () => {
     assert.equal((await ping(server.url)).status, 401);
   });
 
+  test("the serving process runs with glibc's arenas capped at two (MALLOC_ARENA_MAX), unless the operator set it", async () => {
+    const environOf = (pid: number | undefined) =>
+      readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .filter((entry) => entry.startsWith('MALLOC_ARENA_MAX='));
+    const { dir, env } = freshEnv();
+    dirs.push(dir);
+    const defaulted = await startServer(env);
+    servers.push(defaulted);
+    // Two, unless the environment this suite runs in chose a number itself (then that one is kept).
+    assert.deepEqual(environOf(defaulted.child.pid), [
+      `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`,
+    ]);
+    const chosen = await startServer({ ...env, MALLOC_ARENA_MAX: '4' });
+    servers.push(chosen);
+    assert.deepEqual(environOf(chosen.child.pid), ['MALLOC_ARENA_MAX=4']);
+    assert.equal((await ping(chosen.url)).status, 401);
+  });
+
   test('serve honours PORT and HOST', {
     skip: process.platform !== 'linux' && 'needs 127.0.0.2',
   }, async () => {
