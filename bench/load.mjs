@@ -91,6 +91,7 @@ async function run() {
         seconds: config.duration,
         amount: config.amount,
         connections: config.connections ?? 10,
+        warmupSeconds: config.warmupSeconds ?? 0,
         async flow(request) {
           await request('GET', '/v1/ping');
         },

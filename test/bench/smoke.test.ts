@@ -33,6 +33,7 @@ const DASHBOARD_PAGES = [
 interface DashboardRead {
   pages: Record<string, { ms: number[]; max_ms: number }>;
   ping_during: { rate: number; errors: number; non2xx: number; latency: { p50: number; max: number } };
+  ping_alone: { rate: number; errors: number; non2xx: number };
   server: { rss_max_mb: number | null };
 }
 
@@ -111,6 +112,9 @@ describe(`bench --smoke (${TEST_STORE})`, { timeout: 300_000 }, () => {
       assert.equal(read.ping_during.rate, 1000);
       assert.equal(read.ping_during.errors + read.ping_during.non2xx, 0, phase);
       assert.ok(read.ping_during.latency.max >= read.ping_during.latency.p50, phase);
+      // The same pings with no page read, for comparison.
+      assert.equal(read.ping_alone.rate, 1000);
+      assert.equal(read.ping_alone.errors + read.ping_alone.non2xx, 0, phase);
       assert.ok((read.server.rss_max_mb ?? 0) > 0, `${phase}: no server memory sampled`);
     }
     assert.ok(store.server_whole_run.rss_max_mb > 0);
