@@ -221,7 +221,7 @@ export function createServices(deps: {
     emit,
   });
   const retentionDays = deps.retentionDays ?? DEFAULT_RETENTION_DAYS;
-  const fraud = createFraudService({ db, clock, workspaces, audit, retentionDays });
+  const fraud = createFraudService({ db, reader: store.reader, clock, workspaces, audit, retentionDays });
   const verifications = createVerificationService({
     db,
     clock,

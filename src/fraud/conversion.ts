@@ -1,7 +1,10 @@
 // The conversion signal's judgement (docs/api.md "The conversion signal"): one read of the last day's finished codes
 // per range and one per country, then, for each range or country whose share of verified codes is low, one
 // transaction that takes its row's lock as a send takes a range's, re-checks, and writes the block. The fraud
-// service runs it for the sweeper.
+// service runs it for the sweeper. The two reads go to the store's reader (on SQLite a thread of its own): at
+// 125,000 codes a day they take a second or more, which on the serving thread every API request waited for, once a
+// minute. A reader's view may be a moment older than the serving connection's; the block's transaction re-checks
+// under the lock, as it does for another process's judgement.
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import * as conversion from './conversion-repository.js';
@@ -20,16 +23,19 @@ interface Evidence {
   oldest: number;
 }
 
-/** Blocks the ranges and countries of low conversion at `now`; returns those it blocked. */
-export async function judgeConversion(db: Db, now: number): Promise<Judged[]> {
+/**
+ * Blocks the ranges and countries of low conversion at `now`, judged from what `reader` reads and written through
+ * `db`; returns those it blocked.
+ */
+export async function judgeConversion(db: Db, reader: Db, now: number): Promise<Judged[]> {
   const since = now - CONVERSION_LOOKBACK_MS;
   const blocked: Judged[] = [];
-  for (const c of await conversion.findConversions(db, { since })) {
+  for (const c of await conversion.findConversions(reader, { since })) {
     if (!isLowConversion(c.judged, c.verified, c.sends, c.percent)) continue;
     if (await block(db, now, { ...c, key: c.range }))
       blocked.push({ workspaceId: c.workspaceId, range: c.range });
   }
-  for (const c of await conversion.findCountryConversions(db, { since })) {
+  for (const c of await conversion.findCountryConversions(reader, { since })) {
     if (!isLowConversion(c.judged, c.verified, c.sends, c.percent)) continue;
     if (await block(db, now, { ...c, key: c.country })) {
       blocked.push({ workspaceId: c.workspaceId, country: c.country });

@@ -48,6 +48,8 @@ export function refusalError(refusal: Refusal, now: number): AppError {
 
 export function createFraudGuard(deps: {
   db: Db;
+  /** Where the conversion signal's heavy reads run: on SQLite the reader thread, never the serving one. */
+  reader: Db;
   clock: Clock;
   /** How long the history of blocks is kept (RETENTION_DAYS, like the verifications they refused). */
   retentionDays: number;
@@ -154,7 +156,7 @@ export function createFraudGuard(deps: {
      * judging at once write one block. Returns the ranges and countries it blocked.
      */
     async judgeConversion(): Promise<Judged[]> {
-      return judgeConversion(db, clock.now());
+      return judgeConversion(db, deps.reader, clock.now());
     },
   };
 }

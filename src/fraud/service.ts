@@ -11,6 +11,8 @@ import { createFraudSettings } from './settings.js';
 
 export function createFraudService(deps: {
   db: Db;
+  /** The store's reader: the conversion signal's reads (guard.ts). */
+  reader: Db;
   /** Writes the audit trail's entry of each change, in the change's transaction. */
   audit: AuditRecorder;
   clock: Clock;
