@@ -300,7 +300,7 @@ const PING_DURING_WARMUP_SECONDS = 3;
 async function dashboardSession(server, env, workspaceId) {
   const email = 'bench@example.com';
   const password = randomBytes(18).toString('base64url');
-  await run(process.execPath, [BIN, 'account', 'create', '--email', email, '--password', password], {
+  await run(process.execPath, [BIN, 'account', 'create', '--email', email, `--password=${password}`], {
     cwd: ROOT,
     env: { ...process.env, ...env },
   });
