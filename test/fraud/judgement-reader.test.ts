@@ -1,7 +1,7 @@
 // The conversion signal's judgement reads through the store's reader and writes its blocks through the serving
 // connection. On SQLite the reader is a thread of its own: the two reads (a day of finished codes, ranked per range
-// and per country) take a second and more at 125,000 codes a day, and on the serving connection every API request
-// waited for them, once a minute (docs/benchmarks.md, "The latest long run").
+// and per country) took about two seconds with 225,000 codes in the last day, and on the serving connection every
+// API request waited for them, once a minute (docs/benchmarks.md, "The latest long run").
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Kysely, KyselyPlugin, RootOperationNode } from 'kysely';
