@@ -321,19 +321,13 @@ async function timeDashboard(server, key, cookie) {
   const pingSeconds = Math.max(10, Math.min(duration, 30));
   const warmupSeconds = mode === 'smoke' ? 0 : PING_DURING_WARMUP_SECONDS;
   const rate = PING_DURING_RATE;
+  const pacedPings = () =>
+    driveFor(server, { scenario: 'ping-paced', key, overallRate: rate, warmupSeconds }, pingSeconds);
   // The same pings with no page read first: how much of the worst latency is the server's own (its sweeper, the
   // collector, the checkpoints), not the pages'.
-  const alone = await driveFor(
-    server,
-    { scenario: 'ping-paced', key, overallRate: rate, warmupSeconds },
-    pingSeconds,
-  );
+  const alone = await pacedPings();
   const pingStarted = performance.now();
-  const ping = driveFor(
-    server,
-    { scenario: 'ping-paced', key, overallRate: rate, warmupSeconds },
-    pingSeconds,
-  );
+  const ping = pacedPings();
   for (const path of Object.values(DASHBOARD_PAGES)) await load(path);
   // The timed loads start once the pings count (the load generator takes a moment to start: a second more).
   const counting = warmupSeconds > 0 ? (warmupSeconds + 1) * 1000 - (performance.now() - pingStarted) : 0;
