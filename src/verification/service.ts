@@ -440,20 +440,27 @@ export function createVerificationService(deps: VerificationDeps) {
     /**
      * The sweeper's part: persists expiry of every due verification, with the webhook events of those whose
      * workspace has endpoints in the same transaction (so `verification.expired` goes out even if nobody reads it).
+     * In batches of `batch` (repository.ts EXPIRY_BATCH), each its own transaction, with a turn of the event loop
+     * between them: a burst of codes coming due never holds the serving connection for more than one batch.
      */
-    async expireDue(): Promise<number> {
-      const expired = await db.transaction().execute(async (tx) => {
-        const rows = await repo.expireAllDue(tx, clock.now());
-        const emitting = await workspacesWithEndpoints(
-          tx,
-          rows.map((r) => r.workspace_id),
-        );
-        for (const row of rows)
-          if (emitting.has(row.workspace_id)) await emit(tx, 'verification.expired', row);
-        return rows;
-      });
-      await timeline.recordAfter(expired.map((row) => expiredEvent(row)));
-      return expired.length;
+    async expireDue(batch: number = repo.EXPIRY_BATCH): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const expired = await db.transaction().execute(async (tx) => {
+          const rows = (await repo.expireDueBatch(tx, { now: clock.now(), limit: batch })).rows;
+          const emitting = await workspacesWithEndpoints(
+            tx,
+            rows.map((r) => r.workspace_id),
+          );
+          for (const row of rows)
+            if (emitting.has(row.workspace_id)) await emit(tx, 'verification.expired', row);
+          return rows;
+        });
+        await timeline.recordAfter(expired.map((row) => expiredEvent(row)));
+        total += expired.length;
+        if (expired.length < batch) return total;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
 
     /** The dashboard's view of one verification of the workspace (expiry settled as at every read). */
