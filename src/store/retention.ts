@@ -6,7 +6,9 @@
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
 // The audit trail has a retention of its own (AUDIT_RETENTION_DAYS, a year by default): it says who changed what,
 // which matters long after the codes themselves.
+import type { DeleteResult } from 'kysely';
 import type { Clock } from '../clock.js';
+import { nextTurn } from '../next-turn.js';
 import type { Store } from './database.js';
 
 const BATCH = 500;
@@ -60,14 +62,33 @@ export function createRetention(deps: {
   const lock = <T extends { forUpdate(): T; skipLocked(): T }>(q: T): T =>
     store.dialect === 'postgres' ? q.forUpdate().skipLocked() : q;
 
+  const deletedRows = async (query: { executeTakeFirst(): Promise<DeleteResult> }) =>
+    Number((await query.executeTakeFirst()).numDeletedRows);
+
+  /**
+   * Runs `batch` (a statement or transaction deleting BATCH rows at most; how many it deleted) until one comes
+   * back short, MAX_BATCHES times at most, each after a turn of the event loop: requests run between batches. On
+   * SQLite, whose statements run on the serving thread, 20 batches of 500 verifications were one block of 176 ms.
+   */
+  async function inBatches(batch: () => Promise<number>): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      await nextTurn();
+      const n = await batch();
+      total += n;
+      if (n < BATCH) break;
+    }
+    return total;
+  }
+
   /**
    * Deletes finished verifications created before `cutoff` with their timelines, a batch per transaction (the
    * batch's rows stay locked until their events and they are gone). Pending ones are never deleted.
    */
   async function pruneVerifications(cutoff: number): Promise<{ verifications: number; events: number }> {
-    const total = { verifications: 0, events: 0 };
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const done = await db.transaction().execute(async (tx) => {
+    let events = 0;
+    const verifications = await inBatches(() =>
+      db.transaction().execute(async (tx) => {
         const batch = lock(
           tx
             .selectFrom('verifications')
@@ -80,69 +101,55 @@ export function createRetention(deps: {
         );
         const ids = (await batch.execute()).map((r) => r.id);
         if (ids.length === 0) return 0;
-        const events = await tx
+        const deleted = await tx
           .deleteFrom('verification_events')
           .where('verification_id', 'in', ids)
           .executeTakeFirst();
-        const rows = await tx.deleteFrom('verifications').where('id', 'in', ids).executeTakeFirst();
-        total.events += Number(events.numDeletedRows);
-        total.verifications += Number(rows.numDeletedRows);
+        events += Number(deleted.numDeletedRows);
+        await tx.deleteFrom('verifications').where('id', 'in', ids).execute();
         return ids.length;
-      });
-      if (done < BATCH) break;
-    }
-    return total;
+      }),
+    );
+    return { verifications, events };
   }
 
   /** Deletes outbox messages created before `cutoff`, in batches. */
   async function pruneOutbox(cutoff: number): Promise<number> {
-    let total = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const result = await db
-        .deleteFrom('outbox_messages')
-        .where('id', 'in', (eb) =>
-          lock(eb.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(BATCH)),
-        )
-        .executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      total += n;
-      if (n < BATCH) break;
-    }
-    return total;
+    return inBatches(() =>
+      deletedRows(
+        db
+          .deleteFrom('outbox_messages')
+          .where('id', 'in', (eb) =>
+            lock(eb.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(BATCH)),
+          ),
+      ),
+    );
   }
 
   /** Deletes refused sends made before `cutoff`, in batches. */
   async function pruneRefusedSends(cutoff: number): Promise<number> {
-    let total = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const result = await db
-        .deleteFrom('refused_sends')
-        .where('id', 'in', (eb) =>
-          lock(eb.selectFrom('refused_sends').select('id').where('created_at', '<', cutoff).limit(BATCH)),
-        )
-        .executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      total += n;
-      if (n < BATCH) break;
-    }
-    return total;
+    return inBatches(() =>
+      deletedRows(
+        db
+          .deleteFrom('refused_sends')
+          .where('id', 'in', (eb) =>
+            lock(eb.selectFrom('refused_sends').select('id').where('created_at', '<', cutoff).limit(BATCH)),
+          ),
+      ),
+    );
   }
 
   /** Deletes audit entries made before `cutoff`, in batches. */
   async function pruneAudit(cutoff: number): Promise<number> {
-    let total = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const result = await db
-        .deleteFrom('audit_log')
-        .where('id', 'in', (eb) =>
-          lock(eb.selectFrom('audit_log').select('id').where('at', '<', cutoff).limit(BATCH)),
-        )
-        .executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      total += n;
-      if (n < BATCH) break;
-    }
-    return total;
+    return inBatches(() =>
+      deletedRows(
+        db
+          .deleteFrom('audit_log')
+          .where('id', 'in', (eb) =>
+            lock(eb.selectFrom('audit_log').select('id').where('at', '<', cutoff).limit(BATCH)),
+          ),
+      ),
+    );
   }
 
   /**
@@ -154,97 +161,84 @@ export function createRetention(deps: {
       .deleteFrom('verification_rollups')
       .where('hour', '<', Math.floor(before / HOUR_MS) * HOUR_MS)
       .executeTakeFirst();
-    let numbers = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const result = await db
-        .deleteFrom('phone_directory')
-        .where((eb) =>
-          eb(
-            eb.refTuple('workspace_id', 'reversed'),
-            'in',
-            lock(
-              eb
-                .selectFrom('phone_directory')
-                .select(['workspace_id', 'reversed'])
-                .where('last_created_at', '<', before)
-                .limit(BATCH),
-            ).$asTuple('workspace_id', 'reversed'),
+    const numbers = await inBatches(() =>
+      deletedRows(
+        db
+          .deleteFrom('phone_directory')
+          .where((eb) =>
+            eb(
+              eb.refTuple('workspace_id', 'reversed'),
+              'in',
+              lock(
+                eb
+                  .selectFrom('phone_directory')
+                  .select(['workspace_id', 'reversed'])
+                  .where('last_created_at', '<', before)
+                  .limit(BATCH),
+              ).$asTuple('workspace_id', 'reversed'),
+            ),
           ),
-        )
-        .executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      numbers += n;
-      if (n < BATCH) break;
-    }
+      ),
+    );
     return { rollups: Number(rollups.numDeletedRows), numbers };
   }
 
   /** Deletes failed checks made at or before `before`, in batches (a number's failures at one moment go together). */
   async function pruneGuessFailures(before: number): Promise<number> {
-    let total = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const result = await db
-        .deleteFrom('guess_failures')
-        .where((eb) =>
-          eb(
-            eb.refTuple('workspace_id', 'phone', 'at'),
-            'in',
-            lock(
-              eb
-                .selectFrom('guess_failures')
-                .select(['workspace_id', 'phone', 'at'])
-                .where('at', '<=', before)
-                .limit(BATCH),
-            ).$asTuple('workspace_id', 'phone', 'at'),
+    return inBatches(() =>
+      deletedRows(
+        db
+          .deleteFrom('guess_failures')
+          .where((eb) =>
+            eb(
+              eb.refTuple('workspace_id', 'phone', 'at'),
+              'in',
+              lock(
+                eb
+                  .selectFrom('guess_failures')
+                  .select(['workspace_id', 'phone', 'at'])
+                  .where('at', '<=', before)
+                  .limit(BATCH),
+              ).$asTuple('workspace_id', 'phone', 'at'),
+            ),
           ),
-        )
-        .executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      total += n;
-      if (n < BATCH) break;
-    }
-    return total;
+      ),
+    );
   }
 
   /** Deletes settled webhook messages settled before `cutoff`, and attempts made before it, in batches. */
   async function pruneWebhooks(
     cutoff: number,
   ): Promise<{ webhookMessages: number; webhookAttempts: number }> {
-    let webhookMessages = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const result = await db
-        .deleteFrom('webhook_messages')
-        .where((eb) =>
-          eb(
-            eb.refTuple('event_id', 'endpoint_id'),
-            'in',
-            lock(
-              eb
-                .selectFrom('webhook_messages')
-                .select(['event_id', 'endpoint_id'])
-                .where('state', '!=', 'pending')
-                .where('settled_at', '<', cutoff)
-                .limit(BATCH),
-            ).$asTuple('event_id', 'endpoint_id'),
+    const webhookMessages = await inBatches(() =>
+      deletedRows(
+        db
+          .deleteFrom('webhook_messages')
+          .where((eb) =>
+            eb(
+              eb.refTuple('event_id', 'endpoint_id'),
+              'in',
+              lock(
+                eb
+                  .selectFrom('webhook_messages')
+                  .select(['event_id', 'endpoint_id'])
+                  .where('state', '!=', 'pending')
+                  .where('settled_at', '<', cutoff)
+                  .limit(BATCH),
+              ).$asTuple('event_id', 'endpoint_id'),
+            ),
           ),
-        )
-        .executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      webhookMessages += n;
-      if (n < BATCH) break;
-    }
-    let webhookAttempts = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const result = await db
-        .deleteFrom('webhook_attempts')
-        .where('id', 'in', (eb) =>
-          lock(eb.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).limit(BATCH)),
-        )
-        .executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      webhookAttempts += n;
-      if (n < BATCH) break;
-    }
+      ),
+    );
+    const webhookAttempts = await inBatches(() =>
+      deletedRows(
+        db
+          .deleteFrom('webhook_attempts')
+          .where('id', 'in', (eb) =>
+            lock(eb.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).limit(BATCH)),
+          ),
+      ),
+    );
     return { webhookMessages, webhookAttempts };
   }
 

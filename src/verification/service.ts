@@ -11,6 +11,7 @@ import type { Principal } from '../keys/service.js';
 import { ceilingInputs, ceilingRefusal, enforceGuessCeiling } from '../limits/guess-ceiling.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/outcomes.js';
+import { nextTurn } from '../next-turn.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { holdInserts } from '../store/prepared.js';
@@ -459,7 +460,7 @@ export function createVerificationService(deps: VerificationDeps) {
         await timeline.recordAfter(expired.map((row) => expiredEvent(row)));
         total += expired.length;
         if (expired.length < batch) return total;
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     },
 

@@ -18,6 +18,7 @@ import {
 } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { TEST_STORE } from '../helpers/database.js';
+import { insertRows } from '../helpers/verification-rows.js';
 
 const DAY = 86_400_000;
 
@@ -138,6 +139,53 @@ describe('retention', () => {
     );
     // The earlier test's recent code is old now too, but still stored as pending: never pruned as such.
     assert.equal(await count('verifications'), 1);
+  });
+});
+
+describe('retention in batches', () => {
+  let clock: FakeClock;
+  let t: TestApp;
+  let api: ReturnType<typeof client>;
+  let workspaceId: string;
+
+  before(async () => {
+    clock = fakeClock();
+    t = await createTestApp({ clock });
+    const seeded = await seedWorkspace(t.services);
+    api = client(t.app, seeded.key);
+    workspaceId = seeded.workspaceId;
+  });
+  after(() => t.close());
+
+  test('a request is answered while retention deletes 1,201 old verifications: a turn of the event loop before each batch of 500', async () => {
+    const old = clock.now() - 40 * DAY;
+    const rows = Array.from({ length: 1201 }, (_, i) => ({
+      workspaceId,
+      phone: `+6141239${String(i).padStart(4, '0')}`,
+      createdAt: old + i,
+      status: 'canceled' as const,
+    }));
+    await insertRows(t.store.db, rows);
+    await t.services.phoneDirectory.catchUp();
+
+    let prunedFirst = false;
+    const pruning = t.services.retention.prune().then((r) => {
+      prunedFirst = true;
+      return r;
+    });
+    // On SQLite every statement runs on this thread: without a turn between batches, the whole prune (three
+    // batches of verifications, three of the directory's numbers) would run before the ping could.
+    const ping = await api.ping();
+    assert.equal(ping.statusCode, 200);
+    assert.equal(prunedFirst, false, 'the ping was answered before retention finished');
+    const pruned = await pruning;
+    assert.equal(pruned.verifications, 1201);
+    assert.equal(pruned.numbers, 1201);
+    const left = await t.store.db
+      .selectFrom('verifications')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(left.n), 0);
   });
 });
 
