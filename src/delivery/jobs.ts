@@ -3,6 +3,7 @@
 // work the same job at once and a process whose lease ran out writes nothing over its successor's.
 import { sql } from 'kysely';
 import type { Db, Store } from '../store/database.js';
+import { withLockedBatch } from '../store/locked-batch.js';
 import { prepared, preparedInsert } from '../store/prepared.js';
 import type { DeliveryJobsTable } from '../store/tables.js';
 
@@ -58,26 +59,25 @@ export async function anyDue(db: Db, now: number): Promise<boolean> {
 /**
  * Claims up to `limit` due jobs that nobody holds, for `leaseMs`. On PostgreSQL the candidates are locked with
  * SKIP LOCKED, so dispatchers of several processes take disjoint sets; SQLite's single writer makes the statement
- * atomic on its own. The outer conditions are checked again on the locked rows.
+ * atomic on its own. The outer conditions are checked again on the locked rows. The batch is chosen once
+ * (store/locked-batch.ts): never more than `limit` jobs, whatever plan PostgreSQL makes.
  */
 export function claimDueJobs(
   store: Store,
   input: { now: number; leaseMs: number; token: string; limit: number },
 ): Promise<DeliveryJobRow[]> {
   const { now, leaseMs, token, limit } = input;
-  return store.db
+  const due = store.db
+    .selectFrom('delivery_jobs')
+    .select('verification_id')
+    .where('next_attempt_at', '<=', now)
+    .where('lease_until', '<=', now)
+    .orderBy('next_attempt_at')
+    .limit(limit);
+  return withLockedBatch(store.db, store.dialect, due)
     .updateTable('delivery_jobs')
     .set({ lease_until: now + leaseMs, lease_token: token })
-    .where('verification_id', 'in', (eb) => {
-      const due = eb
-        .selectFrom('delivery_jobs')
-        .select('verification_id')
-        .where('next_attempt_at', '<=', now)
-        .where('lease_until', '<=', now)
-        .orderBy('next_attempt_at')
-        .limit(limit);
-      return store.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-    })
+    .where('verification_id', 'in', (eb) => eb.selectFrom('batch').select('verification_id'))
     .where('next_attempt_at', '<=', now)
     .where('lease_until', '<=', now)
     .returningAll()

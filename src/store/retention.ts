@@ -6,10 +6,12 @@
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
 // The audit trail has a retention of its own (AUDIT_RETENTION_DAYS, a year by default): it says who changed what,
 // which matters long after the codes themselves.
-import type { DeleteResult } from 'kysely';
+import type { DeleteResult, SelectQueryBuilder } from 'kysely';
 import type { Clock } from '../clock.js';
 import { nextTurn } from '../next-turn.js';
 import type { Store } from './database.js';
+import { withLockedBatch } from './locked-batch.js';
+import type { Database } from './tables.js';
 
 const BATCH = 500;
 const MAX_BATCHES = 20;
@@ -61,6 +63,10 @@ export function createRetention(deps: {
   const { db } = store;
   const lock = <T extends { forUpdate(): T; skipLocked(): T }>(q: T): T =>
     store.dialect === 'postgres' ? q.forUpdate().skipLocked() : q;
+  /** A batch of rows to delete, chosen once (store/locked-batch.ts), as `batch`. */
+  // biome-ignore lint/suspicious/noExplicitAny: any table's selection
+  const batchOf = <O>(select: SelectQueryBuilder<Database, any, O>) =>
+    withLockedBatch(db, store.dialect, select);
 
   const deletedRows = async (query: { executeTakeFirst(): Promise<DeleteResult> }) =>
     Number((await query.executeTakeFirst()).numDeletedRows);
@@ -117,11 +123,9 @@ export function createRetention(deps: {
   async function pruneOutbox(cutoff: number): Promise<number> {
     return inBatches(() =>
       deletedRows(
-        db
+        batchOf(db.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(BATCH))
           .deleteFrom('outbox_messages')
-          .where('id', 'in', (eb) =>
-            lock(eb.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(BATCH)),
-          ),
+          .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
       ),
     );
   }
@@ -130,11 +134,9 @@ export function createRetention(deps: {
   async function pruneRefusedSends(cutoff: number): Promise<number> {
     return inBatches(() =>
       deletedRows(
-        db
+        batchOf(db.selectFrom('refused_sends').select('id').where('created_at', '<', cutoff).limit(BATCH))
           .deleteFrom('refused_sends')
-          .where('id', 'in', (eb) =>
-            lock(eb.selectFrom('refused_sends').select('id').where('created_at', '<', cutoff).limit(BATCH)),
-          ),
+          .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
       ),
     );
   }
@@ -143,11 +145,9 @@ export function createRetention(deps: {
   async function pruneAudit(cutoff: number): Promise<number> {
     return inBatches(() =>
       deletedRows(
-        db
+        batchOf(db.selectFrom('audit_log').select('id').where('at', '<', cutoff).limit(BATCH))
           .deleteFrom('audit_log')
-          .where('id', 'in', (eb) =>
-            lock(eb.selectFrom('audit_log').select('id').where('at', '<', cutoff).limit(BATCH)),
-          ),
+          .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
       ),
     );
   }
@@ -163,19 +163,22 @@ export function createRetention(deps: {
       .executeTakeFirst();
     const numbers = await inBatches(() =>
       deletedRows(
-        db
+        batchOf(
+          db
+            .selectFrom('phone_directory')
+            .select(['workspace_id', 'reversed'])
+            .where('last_created_at', '<', before)
+            .limit(BATCH),
+        )
           .deleteFrom('phone_directory')
           .where((eb) =>
             eb(
               eb.refTuple('workspace_id', 'reversed'),
               'in',
-              lock(
-                eb
-                  .selectFrom('phone_directory')
-                  .select(['workspace_id', 'reversed'])
-                  .where('last_created_at', '<', before)
-                  .limit(BATCH),
-              ).$asTuple('workspace_id', 'reversed'),
+              eb
+                .selectFrom('batch')
+                .select(['workspace_id', 'reversed'])
+                .$asTuple('workspace_id', 'reversed'),
             ),
           ),
       ),
@@ -187,19 +190,22 @@ export function createRetention(deps: {
   async function pruneGuessFailures(before: number): Promise<number> {
     return inBatches(() =>
       deletedRows(
-        db
+        batchOf(
+          db
+            .selectFrom('guess_failures')
+            .select(['workspace_id', 'phone', 'at'])
+            .where('at', '<=', before)
+            .limit(BATCH),
+        )
           .deleteFrom('guess_failures')
           .where((eb) =>
             eb(
               eb.refTuple('workspace_id', 'phone', 'at'),
               'in',
-              lock(
-                eb
-                  .selectFrom('guess_failures')
-                  .select(['workspace_id', 'phone', 'at'])
-                  .where('at', '<=', before)
-                  .limit(BATCH),
-              ).$asTuple('workspace_id', 'phone', 'at'),
+              eb
+                .selectFrom('batch')
+                .select(['workspace_id', 'phone', 'at'])
+                .$asTuple('workspace_id', 'phone', 'at'),
             ),
           ),
       ),
@@ -212,31 +218,29 @@ export function createRetention(deps: {
   ): Promise<{ webhookMessages: number; webhookAttempts: number }> {
     const webhookMessages = await inBatches(() =>
       deletedRows(
-        db
+        batchOf(
+          db
+            .selectFrom('webhook_messages')
+            .select(['event_id', 'endpoint_id'])
+            .where('state', '!=', 'pending')
+            .where('settled_at', '<', cutoff)
+            .limit(BATCH),
+        )
           .deleteFrom('webhook_messages')
           .where((eb) =>
             eb(
               eb.refTuple('event_id', 'endpoint_id'),
               'in',
-              lock(
-                eb
-                  .selectFrom('webhook_messages')
-                  .select(['event_id', 'endpoint_id'])
-                  .where('state', '!=', 'pending')
-                  .where('settled_at', '<', cutoff)
-                  .limit(BATCH),
-              ).$asTuple('event_id', 'endpoint_id'),
+              eb.selectFrom('batch').select(['event_id', 'endpoint_id']).$asTuple('event_id', 'endpoint_id'),
             ),
           ),
       ),
     );
     const webhookAttempts = await inBatches(() =>
       deletedRows(
-        db
+        batchOf(db.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).limit(BATCH))
           .deleteFrom('webhook_attempts')
-          .where('id', 'in', (eb) =>
-            lock(eb.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).limit(BATCH)),
-          ),
+          .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
       ),
     );
     return { webhookMessages, webhookAttempts };

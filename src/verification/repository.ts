@@ -2,6 +2,7 @@
 // and each says which invariant it keeps. Functions take the database (or a transaction) first.
 import { type QueryCreator, sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { withLockedBatch } from '../store/locked-batch.js';
 import { stillPending } from '../store/plan-order.js';
 import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, VerificationsTable } from '../store/tables.js';
@@ -207,7 +208,8 @@ export const EXPIRY_BATCH = 200;
  * The sweeper's expiry: up to `limit` due codes, oldest expiry first. Idempotent, so several processes may run it
  * at once; each row comes back to the one process whose statement changed it (the outer test of the status is
  * evaluated again on the row as it is when changed). On PostgreSQL the batch skips the rows another process or a
- * check holds, so concurrent sweepers take different batches; a skipped row is due at the next sweep.
+ * check holds, so concurrent sweepers take different batches; a skipped row is due at the next sweep
+ * (store/locked-batch.ts).
  */
 export const expireDueBatch = prepared((db, p: { now: number; limit: number }) => {
   const due = db
@@ -217,16 +219,10 @@ export const expireDueBatch = prepared((db, p: { now: number; limit: number }) =
     .where('expires_at', '<=', p.now)
     .orderBy('expires_at')
     .limit(p.limit);
-  // Materialized: PostgreSQL may otherwise run a LIMIT subquery of `id IN (…)` again for each row it joins, and
-  // with SKIP LOCKED each run may pick other rows, so one statement could change more than `limit`.
-  return db
-    .with(
-      (cte) => cte('due').materialized(),
-      () => (dialectOf(db) === 'postgres' ? due.forUpdate().skipLocked() : due),
-    )
+  return withLockedBatch(db, dialectOf(db), due)
     .updateTable('verifications')
     .set({ status: 'expired', updated_at: p.now })
-    .where('id', 'in', (eb) => eb.selectFrom('due').select('id'))
+    .where('id', 'in', (eb) => eb.selectFrom('batch').select('id'))
     .where(stillPending)
     .where('expires_at', '<=', p.now)
     .returningAll();

@@ -5,6 +5,7 @@
 // attempt. Settled messages stay (the dashboard's "resend") until retention prunes them.
 import { sql } from 'kysely';
 import type { Db, Store } from '../store/database.js';
+import { withLockedBatch } from '../store/locked-batch.js';
 import { prepared } from '../store/prepared.js';
 import type { WebhookMessagesTable } from '../store/tables.js';
 
@@ -76,28 +77,32 @@ export async function anyDue(db: Db, now: number): Promise<boolean> {
 
 /**
  * Claims up to `limit` due messages nobody holds. PostgreSQL locks the candidates with SKIP LOCKED, so several
- * processes take disjoint sets; SQLite's single writer makes the statement atomic on its own.
+ * processes take disjoint sets; SQLite's single writer makes the statement atomic on its own. The batch is chosen
+ * once (store/locked-batch.ts): never more than `limit` messages, whatever plan PostgreSQL makes.
  */
 export function claimDue(
   store: Store,
   input: { now: number; leaseMs: number; token: string; limit: number },
 ): Promise<MessageRow[]> {
   const { now, leaseMs, token, limit } = input;
-  return store.db
+  const due = store.db
+    .selectFrom('webhook_messages')
+    .select(['event_id', 'endpoint_id'])
+    .where('state', '=', sql.lit('pending'))
+    .where('next_attempt_at', '<=', now)
+    .where('lease_until', '<=', now)
+    .orderBy('next_attempt_at')
+    .limit(limit);
+  return withLockedBatch(store.db, store.dialect, due)
     .updateTable('webhook_messages')
     .set({ lease_until: now + leaseMs, lease_token: token })
-    .where((eb) => {
-      const due = eb
-        .selectFrom('webhook_messages')
-        .select(['event_id', 'endpoint_id'])
-        .where('state', '=', sql.lit('pending'))
-        .where('next_attempt_at', '<=', now)
-        .where('lease_until', '<=', now)
-        .orderBy('next_attempt_at')
-        .limit(limit);
-      const locked = store.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-      return sql<boolean>`(event_id, endpoint_id) in (${locked})`;
-    })
+    .where((eb) =>
+      eb(
+        eb.refTuple('event_id', 'endpoint_id'),
+        'in',
+        eb.selectFrom('batch').select(['event_id', 'endpoint_id']).$asTuple('event_id', 'endpoint_id'),
+      ),
+    )
     .where('state', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .where('lease_until', '<=', now)
