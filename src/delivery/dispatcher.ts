@@ -144,8 +144,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       return { queued: stats.queued, due: stats.due, oldestAgeSeconds: age };
     },
 
-    /** Deletes the jobs of codes nobody wants any more (the sweeper's part); how many. */
-    dropUnwanted: () => jobs.deleteUnwantedJobs(db),
+    /** Deletes the jobs of codes nobody wants any more (the sweeper's part; found through the reader); how many. */
+    dropUnwanted: () => jobs.deleteUnwantedJobs(db, store.reader),
 
     /** Polls for due jobs every `intervalMs`; the returned stop waits for the attempts under way. */
     startPolling: work.startPolling,
