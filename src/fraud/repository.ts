@@ -2,7 +2,9 @@
 // transaction; the first takes the range's row lock, so the count and the block decision after it see every send
 // to the range that committed before. Functions take the database (or a transaction) first.
 import { type ExpressionBuilder, type QueryCreator, sql } from 'kysely';
+import { DELETE_BATCH, deletedRows, inBatches } from '../store/batches.js';
 import type { Db } from '../store/database.js';
+import { withLockedBatch } from '../store/locked-batch.js';
 import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, FraudBlocksTable } from '../store/tables.js';
 import { FRAUD_DEFAULTS, type FraudLimits } from './rules.js';
@@ -354,10 +356,28 @@ export async function pruneBefore(
   db: Db,
   p: { windowsBefore: number; blocksBefore: number; now: number },
 ): Promise<{ numbers: number; ranges: number; blocks: number }> {
-  const numbers = await db
-    .deleteFrom('fraud_range_numbers')
-    .where('last_sent_at', '<', p.windowsBefore)
-    .executeTakeFirst();
+  // One row per number sent to within a day: a burst of sends leaves as many, so they go in batches.
+  const numbers = await inBatches(() =>
+    deletedRows(
+      withLockedBatch(
+        db,
+        dialectOf(db),
+        db
+          .selectFrom('fraud_range_numbers')
+          .select(['workspace_id', 'phone'])
+          .where('last_sent_at', '<', p.windowsBefore)
+          .limit(DELETE_BATCH),
+      )
+        .deleteFrom('fraud_range_numbers')
+        .where((eb) =>
+          eb(
+            eb.refTuple('workspace_id', 'phone'),
+            'in',
+            eb.selectFrom('batch').select(['workspace_id', 'phone']).$asTuple('workspace_id', 'phone'),
+          ),
+        ),
+    ),
+  );
   const ranges = await db
     .deleteFrom('fraud_ranges')
     .where('touched_at', '<', p.windowsBefore)
@@ -368,7 +388,7 @@ export async function pruneBefore(
     .where('blocked_until', '<', p.blocksBefore)
     .executeTakeFirst();
   return {
-    numbers: Number(numbers.numDeletedRows),
+    numbers,
     ranges: Number(ranges.numDeletedRows),
     blocks: Number(blocks.numDeletedRows),
   };

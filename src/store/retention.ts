@@ -6,15 +6,13 @@
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
 // The audit trail has a retention of its own (AUDIT_RETENTION_DAYS, a year by default): it says who changed what,
 // which matters long after the codes themselves.
-import type { DeleteResult, SelectQueryBuilder } from 'kysely';
+import type { SelectQueryBuilder } from 'kysely';
 import type { Clock } from '../clock.js';
-import { nextTurn } from '../next-turn.js';
+import { DELETE_BATCH, deletedRows, inBatches } from './batches.js';
 import type { Store } from './database.js';
 import { withLockedBatch } from './locked-batch.js';
 import type { Database } from './tables.js';
 
-const BATCH = 500;
-const MAX_BATCHES = 20;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Request counters are one-minute windows; two minutes back nothing reads them. */
@@ -68,25 +66,6 @@ export function createRetention(deps: {
   const batchOf = <O>(select: SelectQueryBuilder<Database, any, O>) =>
     withLockedBatch(db, store.dialect, select);
 
-  const deletedRows = async (query: { executeTakeFirst(): Promise<DeleteResult> }) =>
-    Number((await query.executeTakeFirst()).numDeletedRows);
-
-  /**
-   * Runs `batch` (a statement or transaction deleting BATCH rows at most; how many it deleted) until one comes
-   * back short, MAX_BATCHES times at most, each after a turn of the event loop: requests run between batches. On
-   * SQLite, whose statements run on the serving thread, 20 batches of 500 verifications were one block of 176 ms.
-   */
-  async function inBatches(batch: () => Promise<number>): Promise<number> {
-    let total = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      await nextTurn();
-      const n = await batch();
-      total += n;
-      if (n < BATCH) break;
-    }
-    return total;
-  }
-
   /**
    * Deletes finished verifications created before `cutoff` with their timelines, a batch per transaction (the
    * batch's rows stay locked until their events and they are gone). Pending ones are never deleted.
@@ -103,7 +82,7 @@ export function createRetention(deps: {
             .where('status', '!=', 'pending')
             // Oldest first: while retention is behind, the hours it has finished hold no row at all.
             .orderBy('created_at')
-            .limit(BATCH),
+            .limit(DELETE_BATCH),
         );
         const ids = (await batch.execute()).map((r) => r.id);
         if (ids.length === 0) return 0;
@@ -123,7 +102,9 @@ export function createRetention(deps: {
   async function pruneOutbox(cutoff: number): Promise<number> {
     return inBatches(() =>
       deletedRows(
-        batchOf(db.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(BATCH))
+        batchOf(
+          db.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(DELETE_BATCH),
+        )
           .deleteFrom('outbox_messages')
           .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
       ),
@@ -134,7 +115,9 @@ export function createRetention(deps: {
   async function pruneRefusedSends(cutoff: number): Promise<number> {
     return inBatches(() =>
       deletedRows(
-        batchOf(db.selectFrom('refused_sends').select('id').where('created_at', '<', cutoff).limit(BATCH))
+        batchOf(
+          db.selectFrom('refused_sends').select('id').where('created_at', '<', cutoff).limit(DELETE_BATCH),
+        )
           .deleteFrom('refused_sends')
           .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
       ),
@@ -145,7 +128,7 @@ export function createRetention(deps: {
   async function pruneAudit(cutoff: number): Promise<number> {
     return inBatches(() =>
       deletedRows(
-        batchOf(db.selectFrom('audit_log').select('id').where('at', '<', cutoff).limit(BATCH))
+        batchOf(db.selectFrom('audit_log').select('id').where('at', '<', cutoff).limit(DELETE_BATCH))
           .deleteFrom('audit_log')
           .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
       ),
@@ -168,7 +151,7 @@ export function createRetention(deps: {
             .selectFrom('phone_directory')
             .select(['workspace_id', 'reversed'])
             .where('last_created_at', '<', before)
-            .limit(BATCH),
+            .limit(DELETE_BATCH),
         )
           .deleteFrom('phone_directory')
           .where((eb) =>
@@ -195,7 +178,7 @@ export function createRetention(deps: {
             .selectFrom('guess_failures')
             .select(['workspace_id', 'phone', 'at'])
             .where('at', '<=', before)
-            .limit(BATCH),
+            .limit(DELETE_BATCH),
         )
           .deleteFrom('guess_failures')
           .where((eb) =>
@@ -224,7 +207,7 @@ export function createRetention(deps: {
             .select(['event_id', 'endpoint_id'])
             .where('state', '!=', 'pending')
             .where('settled_at', '<', cutoff)
-            .limit(BATCH),
+            .limit(DELETE_BATCH),
         )
           .deleteFrom('webhook_messages')
           .where((eb) =>
@@ -238,7 +221,7 @@ export function createRetention(deps: {
     );
     const webhookAttempts = await inBatches(() =>
       deletedRows(
-        batchOf(db.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).limit(BATCH))
+        batchOf(db.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).limit(DELETE_BATCH))
           .deleteFrom('webhook_attempts')
           .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
       ),

@@ -187,6 +187,45 @@ describe('retention in batches', () => {
       .executeTakeFirstOrThrow();
     assert.equal(Number(left.n), 0);
   });
+
+  test('more than 10,000 old verifications in one prune: retention keeps up with a busy installation', async () => {
+    const old = clock.now() - 40 * DAY;
+    await insertRows(
+      t.store.db,
+      Array.from({ length: 10_501 }, (_, i) => ({
+        workspaceId,
+        phone: `+614124${String(i).padStart(5, '0')}`,
+        createdAt: old + i,
+        status: 'verified' as const,
+      })),
+    );
+    assert.equal((await t.services.retention.prune()).verifications, 10_501);
+  });
+
+  test("the pumping guard's numbers past its longest window go in batches, a request answered meanwhile", async () => {
+    const old = clock.now() - 2 * DAY;
+    for (let i = 0; i < 1201; i += 200)
+      await t.store.db
+        .insertInto('fraud_range_numbers')
+        .values(
+          Array.from({ length: Math.min(200, 1201 - i) }, (_, j) => ({
+            workspace_id: workspaceId,
+            phone: `+6141250${String(i + j).padStart(4, '0')}`,
+            range_prefix: '+6141250',
+            last_sent_at: old,
+          })),
+        )
+        .execute();
+    await t.store.committed();
+    let prunedFirst = false;
+    const pruning = t.services.fraud.prune().then((r) => {
+      prunedFirst = true;
+      return r;
+    });
+    assert.equal((await api.ping()).statusCode, 200);
+    assert.equal(prunedFirst, false, 'the ping was answered before the pruning finished');
+    assert.equal((await pruning).numbers, 1201);
+  });
 });
 
 describe('retention of failed checks', () => {
