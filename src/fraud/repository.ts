@@ -2,9 +2,8 @@
 // transaction; the first takes the range's row lock, so the count and the block decision after it see every send
 // to the range that committed before. Functions take the database (or a transaction) first.
 import { type ExpressionBuilder, type QueryCreator, sql } from 'kysely';
-import { DELETE_BATCH, deletedRows, inBatches } from '../store/batches.js';
+import { DELETE_BATCH, deleteBatch, inBatches } from '../store/batches.js';
 import type { Db } from '../store/database.js';
-import { withLockedBatch } from '../store/locked-batch.js';
 import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, FraudBlocksTable } from '../store/tables.js';
 import { FRAUD_DEFAULTS, type FraudLimits } from './rules.js';
@@ -358,24 +357,15 @@ export async function pruneBefore(
 ): Promise<{ numbers: number; ranges: number; blocks: number }> {
   // One row per number sent to within a day: a burst of sends leaves as many, so they go in batches.
   const numbers = await inBatches(() =>
-    deletedRows(
-      withLockedBatch(
-        db,
-        dialectOf(db),
-        db
-          .selectFrom('fraud_range_numbers')
-          .select(['workspace_id', 'phone'])
-          .where('last_sent_at', '<', p.windowsBefore)
-          .limit(DELETE_BATCH),
-      )
-        .deleteFrom('fraud_range_numbers')
-        .where((eb) =>
-          eb(
-            eb.refTuple('workspace_id', 'phone'),
-            'in',
-            eb.selectFrom('batch').select(['workspace_id', 'phone']).$asTuple('workspace_id', 'phone'),
-          ),
-        ),
+    deleteBatch(
+      db,
+      'fraud_range_numbers',
+      ['workspace_id', 'phone'],
+      db
+        .selectFrom('fraud_range_numbers')
+        .select(['workspace_id', 'phone'])
+        .where('last_sent_at', '<', p.windowsBefore)
+        .limit(DELETE_BATCH),
     ),
   );
   const ranges = await db

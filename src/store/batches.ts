@@ -2,8 +2,12 @@
 // transaction of DELETE_BATCH rows at most, after a turn of the event loop, so the requests that arrived meanwhile
 // run first (on SQLite every statement runs on the serving thread). A batch is picked once, and on PostgreSQL
 // locked with SKIP LOCKED, so several processes share the work (locked-batch.ts).
-import type { DeleteResult } from 'kysely';
+import { type DeleteResult, type SelectQueryBuilder, sql } from 'kysely';
 import { nextTurn } from '../next-turn.js';
+import type { Db } from './database.js';
+import { withLockedBatch } from './locked-batch.js';
+import { dialectOf } from './prepared.js';
+import type { Database } from './tables.js';
 
 export const DELETE_BATCH = 500;
 /**
@@ -27,5 +31,24 @@ export async function inBatches(batch: () => Promise<number>): Promise<number> {
 }
 
 /** The rows a delete statement deleted. */
-export const deletedRows = async (query: { executeTakeFirst(): Promise<DeleteResult> }): Promise<number> =>
+const deletedRows = async (query: { executeTakeFirst(): Promise<DeleteResult> }): Promise<number> =>
   Number((await query.executeTakeFirst()).numDeletedRows);
+
+/**
+ * Deletes the rows of `batch` (a selection of `table`'s key columns, DELETE_BATCH rows at most) from `table`: the
+ * batch picked once and, on PostgreSQL, locked with SKIP LOCKED (locked-batch.ts). The rows deleted.
+ */
+export function deleteBatch(
+  db: Db,
+  table: keyof Database & string,
+  key: readonly string[],
+  // biome-ignore lint/suspicious/noExplicitAny: any table's selection of its key
+  batch: SelectQueryBuilder<Database, any, any>,
+): Promise<number> {
+  const columns = sql.join(key.map((column) => sql.ref(column)));
+  return deletedRows(
+    withLockedBatch(db, dialectOf(db), batch)
+      .deleteFrom(table as 'verifications')
+      .where(sql<boolean>`(${columns}) in (select ${columns} from batch)`),
+  );
+}

@@ -8,9 +8,8 @@
 // which matters long after the codes themselves.
 import type { SelectQueryBuilder } from 'kysely';
 import type { Clock } from '../clock.js';
-import { DELETE_BATCH, deletedRows, inBatches } from './batches.js';
+import { DELETE_BATCH, deleteBatch, inBatches } from './batches.js';
 import type { Store } from './database.js';
-import { withLockedBatch } from './locked-batch.js';
 import type { Database } from './tables.js';
 
 const HOUR_MS = 3_600_000;
@@ -61,10 +60,6 @@ export function createRetention(deps: {
   const { db } = store;
   const lock = <T extends { forUpdate(): T; skipLocked(): T }>(q: T): T =>
     store.dialect === 'postgres' ? q.forUpdate().skipLocked() : q;
-  /** A batch of rows to delete, chosen once (store/locked-batch.ts), as `batch`. */
-  // biome-ignore lint/suspicious/noExplicitAny: any table's selection
-  const batchOf = <O>(select: SelectQueryBuilder<Database, any, O>) =>
-    withLockedBatch(db, store.dialect, select);
 
   /**
    * Deletes finished verifications created before `cutoff` with their timelines, a batch per transaction (the
@@ -98,136 +93,22 @@ export function createRetention(deps: {
     return { verifications, events };
   }
 
-  /** Deletes outbox messages created before `cutoff`, in batches. */
-  async function pruneOutbox(cutoff: number): Promise<number> {
-    return inBatches(() =>
-      deletedRows(
-        batchOf(
-          db.selectFrom('outbox_messages').select('id').where('created_at', '<', cutoff).limit(DELETE_BATCH),
-        )
-          .deleteFrom('outbox_messages')
-          .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
+  /** Deletes the rows of `table` that `where` picks (by `key`), in batches: how many. */
+  const pruneWhere = <T extends keyof Database & string>(
+    table: T,
+    key: readonly (keyof Database[T] & string)[],
+    // biome-ignore lint/suspicious/noExplicitAny: the table's selection, narrowed by its conditions
+    where: (rows: SelectQueryBuilder<Database, T, any>) => SelectQueryBuilder<Database, T, any>,
+  ): Promise<number> =>
+    inBatches(() =>
+      deleteBatch(
+        db,
+        table,
+        key,
+        // biome-ignore lint/suspicious/noExplicitAny: a table name the caller gives
+        where((db.selectFrom(table as any) as any).select(key)).limit(DELETE_BATCH),
       ),
     );
-  }
-
-  /** Deletes refused sends made before `cutoff`, in batches. */
-  async function pruneRefusedSends(cutoff: number): Promise<number> {
-    return inBatches(() =>
-      deletedRows(
-        batchOf(
-          db.selectFrom('refused_sends').select('id').where('created_at', '<', cutoff).limit(DELETE_BATCH),
-        )
-          .deleteFrom('refused_sends')
-          .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
-      ),
-    );
-  }
-
-  /** Deletes audit entries made before `cutoff`, in batches. */
-  async function pruneAudit(cutoff: number): Promise<number> {
-    return inBatches(() =>
-      deletedRows(
-        batchOf(db.selectFrom('audit_log').select('id').where('at', '<', cutoff).limit(DELETE_BATCH))
-          .deleteFrom('audit_log')
-          .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
-      ),
-    );
-  }
-
-  /**
-   * Deletes the read-models' rows that stand for verifications created before `before` only: the roll-ups of
-   * the hours before it, the directory's numbers last sent to before it.
-   */
-  async function pruneReadModels(before: number): Promise<{ rollups: number; numbers: number }> {
-    const rollups = await db
-      .deleteFrom('verification_rollups')
-      .where('hour', '<', Math.floor(before / HOUR_MS) * HOUR_MS)
-      .executeTakeFirst();
-    const numbers = await inBatches(() =>
-      deletedRows(
-        batchOf(
-          db
-            .selectFrom('phone_directory')
-            .select(['workspace_id', 'reversed'])
-            .where('last_created_at', '<', before)
-            .limit(DELETE_BATCH),
-        )
-          .deleteFrom('phone_directory')
-          .where((eb) =>
-            eb(
-              eb.refTuple('workspace_id', 'reversed'),
-              'in',
-              eb
-                .selectFrom('batch')
-                .select(['workspace_id', 'reversed'])
-                .$asTuple('workspace_id', 'reversed'),
-            ),
-          ),
-      ),
-    );
-    return { rollups: Number(rollups.numDeletedRows), numbers };
-  }
-
-  /** Deletes failed checks made at or before `before`, in batches (a number's failures at one moment go together). */
-  async function pruneGuessFailures(before: number): Promise<number> {
-    return inBatches(() =>
-      deletedRows(
-        batchOf(
-          db
-            .selectFrom('guess_failures')
-            .select(['workspace_id', 'phone', 'at'])
-            .where('at', '<=', before)
-            .limit(DELETE_BATCH),
-        )
-          .deleteFrom('guess_failures')
-          .where((eb) =>
-            eb(
-              eb.refTuple('workspace_id', 'phone', 'at'),
-              'in',
-              eb
-                .selectFrom('batch')
-                .select(['workspace_id', 'phone', 'at'])
-                .$asTuple('workspace_id', 'phone', 'at'),
-            ),
-          ),
-      ),
-    );
-  }
-
-  /** Deletes settled webhook messages settled before `cutoff`, and attempts made before it, in batches. */
-  async function pruneWebhooks(
-    cutoff: number,
-  ): Promise<{ webhookMessages: number; webhookAttempts: number }> {
-    const webhookMessages = await inBatches(() =>
-      deletedRows(
-        batchOf(
-          db
-            .selectFrom('webhook_messages')
-            .select(['event_id', 'endpoint_id'])
-            .where('state', '!=', 'pending')
-            .where('settled_at', '<', cutoff)
-            .limit(DELETE_BATCH),
-        )
-          .deleteFrom('webhook_messages')
-          .where((eb) =>
-            eb(
-              eb.refTuple('event_id', 'endpoint_id'),
-              'in',
-              eb.selectFrom('batch').select(['event_id', 'endpoint_id']).$asTuple('event_id', 'endpoint_id'),
-            ),
-          ),
-      ),
-    );
-    const webhookAttempts = await inBatches(() =>
-      deletedRows(
-        batchOf(db.selectFrom('webhook_attempts').select('id').where('at', '<', cutoff).limit(DELETE_BATCH))
-          .deleteFrom('webhook_attempts')
-          .where('id', 'in', (eb) => eb.selectFrom('batch').select('id')),
-      ),
-    );
-    return { webhookMessages, webhookAttempts };
-  }
 
   return {
     async prune(): Promise<PruneResult> {
@@ -240,30 +121,56 @@ export function createRetention(deps: {
         .selectFrom('verifications')
         .select((eb) => eb.fn.min('created_at').as('at'))
         .executeTakeFirst();
-      const { rollups, numbers } = await pruneReadModels(Math.min(cutoff, Number(oldest?.at ?? cutoff)));
-      const outbox = await pruneOutbox(cutoff);
-      // A number's lock row is touched by every send, so one older than the cutoff has no kept verification.
-      const locks = await db.deleteFrom('phone_locks').where('touched_at', '<', cutoff).executeTakeFirst();
+      const readModelsBefore = Math.min(cutoff, Number(oldest?.at ?? cutoff));
+      const rollups = await db
+        .deleteFrom('verification_rollups')
+        .where('hour', '<', Math.floor(readModelsBefore / HOUR_MS) * HOUR_MS)
+        .executeTakeFirst();
+      // The directory's numbers last sent to before it stand for verifications created before it only.
+      const numbers = await pruneWhere('phone_directory', ['workspace_id', 'reversed'], (q) =>
+        q.where('last_created_at', '<', readModelsBefore),
+      );
+      const outbox = await pruneWhere('outbox_messages', ['id'], (q) => q.where('created_at', '<', cutoff));
+      // A number's lock row (PostgreSQL's) is touched by every send, so one older than the cutoff has no kept
+      // verification.
+      const locks = await pruneWhere('phone_locks', ['workspace_id', 'phone'], (q) =>
+        q.where('touched_at', '<', cutoff),
+      );
       const counters = await db
         .deleteFrom('request_counters')
         .where('window_start', '<', now - COUNTER_KEEP_MS)
         .executeTakeFirst();
-      // A key past expires_at is free for the next request anyway (verification/idempotency.ts takes it over).
-      const keys = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
-      const failures = await pruneGuessFailures(now - GUESS_FAILURES_KEEP_MS);
+      // A key past expires_at is free for the next request anyway (verification/idempotency.ts takes it over). One
+      // a send where the client sends a key (the Node client does on every send): an hour of sends at a time.
+      const keys = await pruneWhere('idempotency_keys', ['workspace_id', 'key'], (q) =>
+        q.where('expires_at', '<=', now),
+      );
+      // Failed checks count against their number's guess ceiling for a day at most; a number's failures at one
+      // moment go together.
+      const failures = await pruneWhere('guess_failures', ['workspace_id', 'phone', 'at'], (q) =>
+        q.where('at', '<=', now - GUESS_FAILURES_KEEP_MS),
+      );
+      const webhooksBefore = now - Math.min(WEBHOOK_KEEP_MS, deps.retentionDays * DAY_MS);
       return {
         verifications,
         outbox,
         events,
-        phoneLocks: Number(locks.numDeletedRows),
+        phoneLocks: locks,
         requestCounters: Number(counters.numDeletedRows),
         guessFailures: failures,
-        rollups,
+        rollups: Number(rollups.numDeletedRows),
         numbers,
-        idempotencyKeys: Number(keys.numDeletedRows),
-        audit: await pruneAudit(now - deps.auditRetentionDays * DAY_MS),
-        ...(await pruneWebhooks(now - Math.min(WEBHOOK_KEEP_MS, deps.retentionDays * DAY_MS))),
-        refusedSends: await pruneRefusedSends(cutoff),
+        idempotencyKeys: keys,
+        audit: await pruneWhere('audit_log', ['id'], (q) =>
+          q.where('at', '<', now - deps.auditRetentionDays * DAY_MS),
+        ),
+        webhookMessages: await pruneWhere('webhook_messages', ['event_id', 'endpoint_id'], (q) =>
+          q.where('state', '!=', 'pending').where('settled_at', '<', webhooksBefore),
+        ),
+        webhookAttempts: await pruneWhere('webhook_attempts', ['id'], (q) =>
+          q.where('at', '<', webhooksBefore),
+        ),
+        refusedSends: await pruneWhere('refused_sends', ['id'], (q) => q.where('created_at', '<', cutoff)),
       };
     },
   };
