@@ -1,6 +1,7 @@
 // Helpers for the /v1/otp tests. Each request helper asserts the success status first (with the body as the
 // message), then returns the parsed body.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Services } from '../../src/services.js';
 import type { Check, Problem, Verification } from './api-types.js';
@@ -18,6 +19,19 @@ export async function acmeApp(): Promise<{ t: TestApp; clock: FakeClock; api: Cl
   const { t, clock } = await clockedApp();
   const api = client(t.app, (await seedWorkspace(t.services, { name: 'Acme' })).key);
   return { t, clock, api };
+}
+
+/**
+ * acmeApp for the tests of the calling describe block: made before them, closed after. Its fields are set once
+ * `before` has run (read them inside the tests).
+ */
+export function acmeSuite(): { t: TestApp; clock: FakeClock; api: Client } {
+  const suite = {} as { t: TestApp; clock: FakeClock; api: Client };
+  before(async () => {
+    Object.assign(suite, await acmeApp());
+  });
+  after(() => suite.t.close());
+  return suite;
 }
 
 /**

@@ -3,34 +3,26 @@
 // codes held SQLite's serving connection for 440 ms, and every API request waited (docs/benchmarks.md). Every due
 // code is still expired once, with one timeline event, whoever sweeps.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Client, TestApp } from '../helpers/app.js';
-import type { FakeClock } from '../helpers/clock.js';
-import { acmeApp, sendOk } from '../helpers/verification.js';
+import { describe, test } from 'node:test';
+import { acmeSuite, sendOk } from '../helpers/verification.js';
 
 describe('the sweeper expires due codes in batches', () => {
-  let t: TestApp;
-  let clock: FakeClock;
-  let api: Client;
-
-  before(async () => {
-    ({ t, clock, api } = await acmeApp());
-  });
-  after(() => t.close());
+  const suite = acmeSuite();
 
   /** `count` pending codes to numbers of their own, then the clock past their expiry; their ids. */
   async function dueCodes(count: number, first: number): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < count; i++)
       ids.push(
-        (await sendOk(api, { phone: `+614123${String(first + i).padStart(5, '0')}`, channel: 'sms' })).id,
+        (await sendOk(suite.api, { phone: `+614123${String(first + i).padStart(5, '0')}`, channel: 'sms' }))
+          .id,
       );
-    clock.advance(301_000);
+    suite.clock.advance(301_000);
     return ids;
   }
 
   async function statuses(ids: string[]): Promise<string[]> {
-    const rows = await t.store.db
+    const rows = await suite.t.store.db
       .selectFrom('verifications')
       .select('status')
       .where('id', 'in', ids)
@@ -39,7 +31,7 @@ describe('the sweeper expires due codes in batches', () => {
   }
 
   async function expiredEvents(ids: string[]): Promise<number> {
-    const rows = await t.store.db
+    const rows = await suite.t.store.db
       .selectFrom('verification_events')
       .select('verification_id')
       .where('verification_id', 'in', ids)
@@ -55,16 +47,16 @@ describe('the sweeper expires due codes in batches', () => {
     // starts: the rows of one batch share a stamp, and two batches have different ones only if a turn came between.
     let sweeping = true;
     const turn = () => {
-      clock.advance(1);
+      suite.clock.advance(1);
       if (sweeping) setImmediate(turn);
     };
     setImmediate(turn);
-    const expired = await t.services.verifications.expireDue(5);
+    const expired = await suite.t.services.verifications.expireDue(5);
     sweeping = false;
-    await t.store.committed();
+    await suite.t.store.committed();
 
     assert.equal(expired, 12);
-    const rows = await t.store.db
+    const rows = await suite.t.store.db
       .selectFrom('verifications')
       .select(['status', 'updated_at'])
       .where('id', 'in', ids)
@@ -80,17 +72,17 @@ describe('the sweeper expires due codes in batches', () => {
       [5, 5, 2],
     );
     assert.equal(await expiredEvents(ids), 12);
-    assert.equal(await t.services.verifications.expireDue(5), 0, 'nothing left due');
+    assert.equal(await suite.t.services.verifications.expireDue(5), 0, 'nothing left due');
   });
 
   test('two sweeps at once (two processes) expire each code once: the counts add up, one event a code', async () => {
     const ids = await dueCodes(23, 300);
     const [a, b] = await Promise.all([
-      t.services.verifications.expireDue(4),
-      t.services.verifications.expireDue(4),
+      suite.t.services.verifications.expireDue(4),
+      suite.t.services.verifications.expireDue(4),
     ]);
     // A batch that lost rows to the other sweep comes back short and ends its sweep: what is left goes next time.
-    const rest = await t.services.verifications.expireDue(4);
+    const rest = await suite.t.services.verifications.expireDue(4);
     assert.equal(a + b + rest, 23);
     assert.deepEqual(await statuses(ids), Array(23).fill('expired'));
     assert.equal(await expiredEvents(ids), 23);
@@ -98,16 +90,16 @@ describe('the sweeper expires due codes in batches', () => {
 
   test('a batch stops at codes not yet due, and leaves terminal ones alone', async () => {
     const due = await dueCodes(3, 200);
-    const later = await sendOk(api, { phone: '+61412390001', channel: 'sms' });
-    const verified = await sendOk(api, { phone: '+61412390002', channel: 'sms' });
-    await t.store.db
+    const later = await sendOk(suite.api, { phone: '+61412390001', channel: 'sms' });
+    const verified = await sendOk(suite.api, { phone: '+61412390002', channel: 'sms' });
+    await suite.t.store.db
       .updateTable('verifications')
       .set({ status: 'verified' })
       .where('id', '=', verified.id)
       .execute();
-    clock.set(Date.parse(later.expires_at) - 1);
+    suite.clock.set(Date.parse(later.expires_at) - 1);
 
-    assert.equal(await t.services.verifications.expireDue(2), 3);
+    assert.equal(await suite.t.services.verifications.expireDue(2), 3);
     assert.deepEqual(await statuses(due), ['expired', 'expired', 'expired']);
     assert.deepEqual((await statuses([later.id, verified.id])).sort(), ['pending', 'verified']);
   });
