@@ -75,7 +75,7 @@ export function claimDueJobs(
     .where('lease_until', '<=', now)
     .orderBy('next_attempt_at')
     .limit(limit);
-  return withLockedBatch(store.db, store.dialect, due)
+  return withLockedBatch(store.db, due)
     .updateTable('delivery_jobs')
     .set({ lease_until: now + leaseMs, lease_token: token })
     .where('verification_id', 'in', (eb) => eb.selectFrom('batch').select('verification_id'))

@@ -2,7 +2,7 @@
 // transaction; the first takes the range's row lock, so the count and the block decision after it see every send
 // to the range that committed before. Functions take the database (or a transaction) first.
 import { type ExpressionBuilder, type QueryCreator, sql } from 'kysely';
-import { DELETE_BATCH, deleteBatch, inBatches } from '../store/batches.js';
+import { deleteInBatches } from '../store/batches.js';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, FraudBlocksTable } from '../store/tables.js';
@@ -356,17 +356,8 @@ export async function pruneBefore(
   p: { windowsBefore: number; blocksBefore: number; now: number },
 ): Promise<{ numbers: number; ranges: number; blocks: number }> {
   // One row per number sent to within a day: a burst of sends leaves as many, so they go in batches.
-  const numbers = await inBatches(() =>
-    deleteBatch(
-      db,
-      'fraud_range_numbers',
-      ['workspace_id', 'phone'],
-      db
-        .selectFrom('fraud_range_numbers')
-        .select(['workspace_id', 'phone'])
-        .where('last_sent_at', '<', p.windowsBefore)
-        .limit(DELETE_BATCH),
-    ),
+  const numbers = await deleteInBatches(db, 'fraud_range_numbers', ['workspace_id', 'phone'], (q) =>
+    q.where('last_sent_at', '<', p.windowsBefore),
   );
   const ranges = await db
     .deleteFrom('fraud_ranges')

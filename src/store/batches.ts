@@ -6,7 +6,6 @@ import { type DeleteResult, type SelectQueryBuilder, sql } from 'kysely';
 import { nextTurn } from '../next-turn.js';
 import type { Db } from './database.js';
 import { withLockedBatch } from './locked-batch.js';
-import { dialectOf } from './prepared.js';
 import type { Database } from './tables.js';
 
 export const DELETE_BATCH = 500;
@@ -35,20 +34,24 @@ const deletedRows = async (query: { executeTakeFirst(): Promise<DeleteResult> })
   Number((await query.executeTakeFirst()).numDeletedRows);
 
 /**
- * Deletes the rows of `batch` (a selection of `table`'s key columns, DELETE_BATCH rows at most) from `table`: the
- * batch picked once and, on PostgreSQL, locked with SKIP LOCKED (locked-batch.ts). The rows deleted.
+ * Deletes the rows of `table` that `where` picks, in batches of DELETE_BATCH (inBatches): each batch picked once by
+ * its `key` columns and, on PostgreSQL, locked with SKIP LOCKED (locked-batch.ts). The rows deleted.
  */
-export function deleteBatch(
+export function deleteInBatches<T extends keyof Database & string>(
   db: Db,
-  table: keyof Database & string,
-  key: readonly string[],
-  // biome-ignore lint/suspicious/noExplicitAny: any table's selection of its key
-  batch: SelectQueryBuilder<Database, any, any>,
+  table: T,
+  key: readonly (keyof Database[T] & string)[],
+  // biome-ignore lint/suspicious/noExplicitAny: the table's selection, narrowed by its conditions
+  where: (rows: SelectQueryBuilder<Database, T, any>) => SelectQueryBuilder<Database, T, any>,
 ): Promise<number> {
   const columns = sql.join(key.map((column) => sql.ref(column)));
-  return deletedRows(
-    withLockedBatch(db, dialectOf(db), batch)
-      .deleteFrom(table as 'verifications')
-      .where(sql<boolean>`(${columns}) in (select ${columns} from batch)`),
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely cannot narrow a generic table name to its columns
+  const rows = (db.selectFrom(table) as any).select(key) as SelectQueryBuilder<Database, T, any>;
+  return inBatches(() =>
+    deletedRows(
+      withLockedBatch(db, where(rows).limit(DELETE_BATCH))
+        .deleteFrom(table as 'verifications')
+        .where(sql<boolean>`(${columns}) in (select ${columns} from batch)`),
+    ),
   );
 }

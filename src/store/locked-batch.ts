@@ -7,15 +7,15 @@
 // changed so far (they are locked by the statement itself), so the next run picks the next n: the statement
 // changes every row that qualifies, not n. Measured on the sweeper's expiry: 12 rows where the batch was 5.
 import type { Kysely, QueryCreator, SelectQueryBuilder } from 'kysely';
+import { dialectOf } from './prepared.js';
 import type { Database } from './tables.js';
 
 export function withLockedBatch<O>(
   db: Kysely<Database>,
-  dialect: 'sqlite' | 'postgres',
   // biome-ignore lint/suspicious/noExplicitAny: any table of the database, any selection
   batch: SelectQueryBuilder<Database, any, O>,
 ): QueryCreator<Database & { batch: O }> {
-  const locked = dialect === 'postgres' ? batch.forUpdate().skipLocked() : batch;
+  const locked = dialectOf(db) === 'postgres' ? batch.forUpdate().skipLocked() : batch;
   // The CTE's row type is O: Kysely cannot infer it through a generic selection, so it is given.
   return db.with(
     (cte) => cte('batch').materialized(),

@@ -6,11 +6,9 @@
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
 // The audit trail has a retention of its own (AUDIT_RETENTION_DAYS, a year by default): it says who changed what,
 // which matters long after the codes themselves.
-import type { SelectQueryBuilder } from 'kysely';
 import type { Clock } from '../clock.js';
-import { DELETE_BATCH, deleteBatch, inBatches } from './batches.js';
+import { DELETE_BATCH, deleteInBatches, inBatches } from './batches.js';
 import type { Store } from './database.js';
-import type { Database } from './tables.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -93,23 +91,6 @@ export function createRetention(deps: {
     return { verifications, events };
   }
 
-  /** Deletes the rows of `table` that `where` picks (by `key`), in batches: how many. */
-  const pruneWhere = <T extends keyof Database & string>(
-    table: T,
-    key: readonly (keyof Database[T] & string)[],
-    // biome-ignore lint/suspicious/noExplicitAny: the table's selection, narrowed by its conditions
-    where: (rows: SelectQueryBuilder<Database, T, any>) => SelectQueryBuilder<Database, T, any>,
-  ): Promise<number> =>
-    inBatches(() =>
-      deleteBatch(
-        db,
-        table,
-        key,
-        // biome-ignore lint/suspicious/noExplicitAny: a table name the caller gives
-        where((db.selectFrom(table as any) as any).select(key)).limit(DELETE_BATCH),
-      ),
-    );
-
   return {
     async prune(): Promise<PruneResult> {
       const now = clock.now();
@@ -127,13 +108,15 @@ export function createRetention(deps: {
         .where('hour', '<', Math.floor(readModelsBefore / HOUR_MS) * HOUR_MS)
         .executeTakeFirst();
       // The directory's numbers last sent to before it stand for verifications created before it only.
-      const numbers = await pruneWhere('phone_directory', ['workspace_id', 'reversed'], (q) =>
+      const numbers = await deleteInBatches(db, 'phone_directory', ['workspace_id', 'reversed'], (q) =>
         q.where('last_created_at', '<', readModelsBefore),
       );
-      const outbox = await pruneWhere('outbox_messages', ['id'], (q) => q.where('created_at', '<', cutoff));
+      const outbox = await deleteInBatches(db, 'outbox_messages', ['id'], (q) =>
+        q.where('created_at', '<', cutoff),
+      );
       // A number's lock row (PostgreSQL's) is touched by every send, so one older than the cutoff has no kept
       // verification.
-      const locks = await pruneWhere('phone_locks', ['workspace_id', 'phone'], (q) =>
+      const locks = await deleteInBatches(db, 'phone_locks', ['workspace_id', 'phone'], (q) =>
         q.where('touched_at', '<', cutoff),
       );
       const counters = await db
@@ -142,12 +125,12 @@ export function createRetention(deps: {
         .executeTakeFirst();
       // A key past expires_at is free for the next request anyway (verification/idempotency.ts takes it over). One
       // a send where the client sends a key (the Node client does on every send): an hour of sends at a time.
-      const keys = await pruneWhere('idempotency_keys', ['workspace_id', 'key'], (q) =>
+      const keys = await deleteInBatches(db, 'idempotency_keys', ['workspace_id', 'key'], (q) =>
         q.where('expires_at', '<=', now),
       );
       // Failed checks count against their number's guess ceiling for a day at most; a number's failures at one
       // moment go together.
-      const failures = await pruneWhere('guess_failures', ['workspace_id', 'phone', 'at'], (q) =>
+      const failures = await deleteInBatches(db, 'guess_failures', ['workspace_id', 'phone', 'at'], (q) =>
         q.where('at', '<=', now - GUESS_FAILURES_KEEP_MS),
       );
       const webhooksBefore = now - Math.min(WEBHOOK_KEEP_MS, deps.retentionDays * DAY_MS);
@@ -161,16 +144,18 @@ export function createRetention(deps: {
         rollups: Number(rollups.numDeletedRows),
         numbers,
         idempotencyKeys: keys,
-        audit: await pruneWhere('audit_log', ['id'], (q) =>
+        audit: await deleteInBatches(db, 'audit_log', ['id'], (q) =>
           q.where('at', '<', now - deps.auditRetentionDays * DAY_MS),
         ),
-        webhookMessages: await pruneWhere('webhook_messages', ['event_id', 'endpoint_id'], (q) =>
+        webhookMessages: await deleteInBatches(db, 'webhook_messages', ['event_id', 'endpoint_id'], (q) =>
           q.where('state', '!=', 'pending').where('settled_at', '<', webhooksBefore),
         ),
-        webhookAttempts: await pruneWhere('webhook_attempts', ['id'], (q) =>
+        webhookAttempts: await deleteInBatches(db, 'webhook_attempts', ['id'], (q) =>
           q.where('at', '<', webhooksBefore),
         ),
-        refusedSends: await pruneWhere('refused_sends', ['id'], (q) => q.where('created_at', '<', cutoff)),
+        refusedSends: await deleteInBatches(db, 'refused_sends', ['id'], (q) =>
+          q.where('created_at', '<', cutoff),
+        ),
       };
     },
   };

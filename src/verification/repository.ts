@@ -4,7 +4,7 @@ import { type QueryCreator, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { withLockedBatch } from '../store/locked-batch.js';
 import { stillPending } from '../store/plan-order.js';
-import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
+import { prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, VerificationsTable } from '../store/tables.js';
 import type { Mode } from '../vocabulary/modes.js';
 import type { Status } from '../vocabulary/statuses.js';
@@ -219,7 +219,7 @@ export const expireDueBatch = prepared((db, p: { now: number; limit: number }) =
     .where('expires_at', '<=', p.now)
     .orderBy('expires_at')
     .limit(p.limit);
-  return withLockedBatch(db, dialectOf(db), due)
+  return withLockedBatch(db, due)
     .updateTable('verifications')
     .set({ status: 'expired', updated_at: p.now })
     .where('id', 'in', (eb) => eb.selectFrom('batch').select('id'))

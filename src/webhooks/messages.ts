@@ -93,7 +93,7 @@ export function claimDue(
     .where('lease_until', '<=', now)
     .orderBy('next_attempt_at')
     .limit(limit);
-  return withLockedBatch(store.db, store.dialect, due)
+  return withLockedBatch(store.db, due)
     .updateTable('webhook_messages')
     .set({ lease_until: now + leaseMs, lease_token: token })
     .where((eb) =>
