@@ -1,11 +1,12 @@
 // The overview's numbers for one workspace and period: totals, sends over time, by channel and by country.
-// Built from roll-up rows: stored ones for the hours rolled up, and for the rest one aggregate of their raw rows in
-// the same shape (rollup-queries.ts). The gaps (hours without sends) are filled in here.
+// Built from roll-up rows: stored ones for the hours rolled up, and for the rest the counts kept as verifications
+// change (counts.ts), in the same shape (rollup-queries.ts). The gaps (hours without sends) are filled in here.
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { readWatermark } from '../store/watermarks.js';
 import type { Mode } from '../vocabulary/modes.js';
 import { countryOfPrefix } from './country.js';
+import { countedHours } from './counts.js';
 import { bucketStarts, HOUR_MS, type Period, type PeriodName, periodEndingAt } from './period.js';
 import { COUNTED, type Counts } from './queries.js';
 import { aggregate, histogramOf, rolledUp } from './rollup-queries.js';
@@ -74,8 +75,9 @@ function sumBy<T extends Counts, K>(rows: T[], key: (row: T) => K): Map<K, Count
 
 /**
  * The period's numbers: hours rolled up (rollups.ts) come from their roll-up rows, the rest (the last hour or so,
- * whose codes may still change) from the raw rows. The watermark is read first: roll-ups below it are final.
- * `rolledBefore` reads the roll-ups below another point instead (0: the raw rows alone, as a test compares).
+ * whose codes may still change) from their counts (counts.ts). The watermark is read first: roll-ups below it are
+ * final. `rolledBefore` reads the roll-ups below another point and the raw rows above it instead (0: the raw rows
+ * alone, as a test compares).
  */
 export async function loadOverview(
   db: Db,
@@ -90,10 +92,14 @@ export async function loadOverview(
   const rolled = Math.min(watermark, rolledBefore ?? watermark);
   // Whole hours of the period that are rolled up, never the hour of `until` (a later row there is not counted).
   const split = Math.max(period.since, Math.min(rolled, Math.floor(period.until / HOUR_MS) * HOUR_MS));
-  // The hours not rolled up yet: one pass over their rows, as roll-up rows of their own.
+  // The hours not rolled up yet: live ones from their counts (counts.ts), kept as the rows change; test data, or
+  // every hour when asked for the raw rows alone (`rolledBefore`), in one pass over their rows.
+  const before = period.until + 1;
   const [rolledRows, recent] = await Promise.all([
     split > period.since ? rolledUp(db, workspaceId, period.since, split) : [],
-    aggregate(db, { workspaceId, since: split, before: period.until + 1, mode }),
+    mode === 'live' && rolledBefore === undefined
+      ? countedHours(db, workspaceId, split, period.until)
+      : aggregate(db, { workspaceId, since: split, before, mode }),
   ]);
   const rollups = [...rolledRows, ...recent];
 

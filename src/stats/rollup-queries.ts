@@ -6,7 +6,14 @@ import type { Db } from '../store/database.js';
 import type { VerificationRollupsTable } from '../store/tables.js';
 import type { Mode } from '../vocabulary/modes.js';
 import { HOUR_MS } from './period.js';
-import { COUNTED, countColumns, toCounts, unknownCountryPrefix, verifySeconds } from './queries.js';
+import {
+  COUNTED,
+  type Counts,
+  countColumns,
+  toCounts,
+  unknownCountryPrefix,
+  verifySeconds,
+} from './queries.js';
 
 export type RollupRow = VerificationRollupsTable;
 
@@ -30,11 +37,11 @@ export interface Span {
 const hourOf = sql<number>`created_at / ${sql.lit(HOUR_MS)}`;
 
 /**
- * The verifications of `span` as roll-up rows: one per workspace, hour, channel and destination, each with its
- * histogram of seconds to verify. One scan of the rows gives every figure the overview shows (its buckets are
- * whole hours, or days made of them), so the hours not rolled up yet cost one pass, not one per figure.
+ * The verifications of `span` grouped by roll-up key and seconds to verify. One scan of the rows gives every figure
+ * the overview shows (its buckets are whole hours, or days made of them), so the hours not rolled up yet cost one
+ * pass, not one per figure.
  */
-export async function aggregate(db: Db, span: Span): Promise<RollupRow[]> {
+export async function aggregateGroups(db: Db, span: Span): Promise<CountedGroup[]> {
   let query = db
     .selectFrom('verifications')
     .select([
@@ -53,10 +60,37 @@ export async function aggregate(db: Db, span: Span): Promise<RollupRow[]> {
   const groups = await query
     .groupBy(['workspace_id', hourOf, 'channel', 'country', unknownCountryPrefix, secondsIfVerified])
     .execute();
-  // One row per workspace, hour, channel and destination; its histogram gathers the groups that differ by seconds.
-  const rows = new Map<string, { row: RollupRow; histogram: VerifyHistogram }>();
+  return groups.map((g) => ({
+    ...g,
+    hour: Number(g.hour) * HOUR_MS,
+    seconds: g.seconds === null ? null : Number(g.seconds),
+  }));
+}
+
+/** The verifications of `span` as roll-up rows: one per workspace, hour, channel and destination. */
+export async function aggregate(db: Db, span: Span): Promise<RollupRow[]> {
+  return rollupRowsOf(await aggregateGroups(db, span));
+}
+
+/** One group of an aggregate: a roll-up key, the seconds its verified rows took (null: not verified), its counts. */
+export interface CountedGroup extends Record<keyof Counts, unknown> {
+  workspace_id: string;
+  /** Epoch ms of the hour. */
+  hour: number;
+  channel: RollupRow['channel'];
+  country: RollupRow['country'] | null;
+  prefix: string | null;
+  seconds: number | null;
+}
+
+/**
+ * Groups as roll-up rows: one per workspace, hour, channel and destination, its histogram from the seconds. Groups
+ * of one key are added up, negative ones too (counts.ts subtracts rows).
+ */
+export function rollupRowsOf(groups: readonly CountedGroup[]): RollupRow[] {
+  const rows = new Map<string, { row: RollupRow; histogram: Map<number, number> }>();
   for (const g of groups) {
-    const hour = Number(g.hour) * HOUR_MS;
+    const { hour } = g;
     const country = g.country ?? '';
     const prefix = g.prefix ?? '';
     const key = JSON.stringify([g.workspace_id, hour, g.channel, country, prefix]);
@@ -77,19 +111,23 @@ export async function aggregate(db: Db, span: Span): Promise<RollupRow[]> {
         failed: 0,
         verify_seconds: '',
       };
-      entry = { row, histogram: [] };
+      entry = { row, histogram: new Map() };
       rows.set(key, entry);
     }
     const counts = toCounts(g);
     entry.row.sends += counts.sends;
     for (const status of COUNTED) entry.row[status] += counts[status];
     // A group with seconds holds verified codes only: its every row took that long.
-    if (g.seconds !== null) entry.histogram.push([Number(g.seconds), counts.sends]);
+    if (g.seconds !== null)
+      entry.histogram.set(g.seconds, (entry.histogram.get(g.seconds) ?? 0) + counts.sends);
   }
-  return [...rows.values()].map(({ row, histogram }) => ({
-    ...row,
-    verify_seconds: JSON.stringify(histogram.sort((a, b) => a[0] - b[0])),
-  }));
+  // Groups may take sends away (counts.ts): a row or a second left with none is not there.
+  return [...rows.values()]
+    .filter(({ row }) => row.sends !== 0)
+    .map(({ row, histogram }) => ({
+      ...row,
+      verify_seconds: JSON.stringify([...histogram].filter(([, n]) => n !== 0).sort((a, b) => a[0] - b[0])),
+    }));
 }
 
 /**

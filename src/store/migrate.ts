@@ -17,6 +17,7 @@ import * as webhooks from './migrations/0013-webhooks.js';
 import * as rollupStatuses from './migrations/0014-rollup-statuses.js';
 import * as twilioSidIndex from './migrations/0015-twilio-sid-index.js';
 import * as testMode from './migrations/0016-test-mode.js';
+import * as verificationCounts from './migrations/0017-verification-counts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-rollup-statuses': rollupStatuses,
   '0015-twilio-sid-index': twilioSidIndex,
   '0016-test-mode': testMode,
+  '0017-verification-counts': verificationCounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -9,8 +9,10 @@
 import type { Clock } from '../clock.js';
 import { DELETE_BATCH, deleteInBatches, inBatches } from './batches.js';
 import type { Store } from './database.js';
+import { readWatermark } from './watermarks.js';
 
 const HOUR_MS = 3_600_000;
+const COUNT_KEY = ['workspace_id', 'hour', 'channel', 'country', 'prefix', 'seconds', 'shard'] as const;
 const DAY_MS = 24 * HOUR_MS;
 /** Request counters are one-minute windows; two minutes back nothing reads them. */
 const COUNTER_KEEP_MS = 120_000;
@@ -35,6 +37,8 @@ export interface PruneResult {
   guessFailures: number;
   /** Roll-up rows (stats/rollups.ts) of hours with no verification left. */
   rollups: number;
+  /** Count rows (stats/counts.ts) of hours rolled up over a day ago. */
+  counts: number;
   /** Phone directory entries (verification/phone-directory.ts) of numbers with no verification left. */
   numbers: number;
   /** Idempotency-Key rows (verification/idempotency.ts) past their 24 hours. */
@@ -107,6 +111,12 @@ export function createRetention(deps: {
         .deleteFrom('verification_rollups')
         .where('hour', '<', Math.floor(readModelsBefore / HOUR_MS) * HOUR_MS)
         .executeTakeFirst();
+      // The counts of an hour (stats/counts.ts) are read until it is rolled up; a day later no overview that read
+      // the watermark before it moved is still reading them.
+      const rolledBefore = await readWatermark(db, 'verification_rollups');
+      const counts = await deleteInBatches(db, 'verification_counts', COUNT_KEY, (q) =>
+        q.where('hour', '<', rolledBefore - DAY_MS),
+      );
       // The directory's numbers last sent to before it stand for verifications created before it only.
       const numbers = await deleteInBatches(db, 'phone_directory', ['workspace_id', 'reversed'], (q) =>
         q.where('last_created_at', '<', readModelsBefore),
@@ -142,6 +152,7 @@ export function createRetention(deps: {
         requestCounters: Number(counters.numDeletedRows),
         guessFailures: failures,
         rollups: Number(rollups.numDeletedRows),
+        counts,
         numbers,
         idempotencyKeys: keys,
         audit: await deleteInBatches(db, 'audit_log', ['id'], (q) =>

@@ -219,6 +219,29 @@ export interface WatermarksTable {
 }
 
 /** The overview's counts for one workspace, UTC hour of creation, channel and destination (stats/rollups.ts). */
+/**
+ * The overview's counts of the hours not rolled up yet, kept by triggers on verifications (migration 0017): one
+ * row per roll-up key, seconds to verify (-1: not verified) and shard (PostgreSQL: the server process that wrote).
+ */
+export interface VerificationCountsTable {
+  workspace_id: string;
+  /** Epoch ms of the hour's first millisecond. */
+  hour: number;
+  channel: Channel;
+  country: Country | '';
+  prefix: string;
+  /** Whole seconds from send to verification of the verified ones counted here; -1 for all the others. */
+  seconds: number;
+  shard: number;
+  sends: number;
+  verified: number;
+  undelivered: number;
+  pending: number;
+  canceled: number;
+  expired: number;
+  failed: number;
+}
+
 export interface VerificationRollupsTable {
   workspace_id: string;
   /** Epoch ms of the hour's first millisecond. */
@@ -396,6 +419,7 @@ export interface Database {
   delivery_jobs: DeliveryJobsTable;
   watermarks: WatermarksTable;
   verification_rollups: VerificationRollupsTable;
+  verification_counts: VerificationCountsTable;
   phone_directory: PhoneDirectoryTable;
   idempotency_keys: IdempotencyKeysTable;
   fraud_settings: FraudSettingsTable;

@@ -30,6 +30,8 @@ export const WORKSPACE_TABLES = [
   'fraud_allow',
   'fraud_settings',
   'verifications',
+  // After the verifications: an update of one on its way out (the triggers of migration 0017) counts again.
+  'verification_counts',
   'api_keys',
   'workspace_numbers',
   'carrier_accounts',

@@ -109,6 +109,7 @@ describe('retention', () => {
       requestCounters: 0,
       guessFailures: 0,
       rollups: 0,
+      counts: 0,
       numbers: 0,
       idempotencyKeys: 0,
       audit: 0,
@@ -140,6 +141,20 @@ describe('retention', () => {
     );
     // The earlier test's recent code is old now too, but still stored as pending: never pruned as such.
     assert.equal(await count('verifications'), 1);
+  });
+
+  test("the overview's counts go a day after their hour is rolled up; the recent hour's stay", async () => {
+    clock.advance(DAY);
+    const recent = (await api.send({ phone: '+61412380099' })).json() as { id: string };
+    const recentHour = Math.floor(clock.now() / 3_600_000) * 3_600_000;
+    clock.advance(DAY + 2 * 3_600_000);
+    await t.services.verifications.expireDue();
+    await t.services.rollups.catchUp();
+    assert.ok((await t.services.rollups.rolledBefore()) > recentHour, 'the recent hour is rolled up');
+    assert.ok((await t.services.retention.prune()).counts > 0, "the old hours' counts deleted");
+    const hours = await t.store.db.selectFrom('verification_counts').select('hour').execute();
+    assert.deepEqual([...new Set(hours.map((h) => Number(h.hour)))], [recentHour]);
+    assert.equal((await api.get(recent.id)).statusCode, 200);
   });
 });
 

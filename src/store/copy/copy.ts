@@ -6,7 +6,7 @@ import { AppError } from '../../errors.js';
 import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { SourceEnd, TargetEnd } from './ends.js';
 import { openPostgresSource, openPostgresTarget } from './postgres-end.js';
-import { orderByReferences, schemaDifferences } from './schema.js';
+import { KEPT_BY_TRIGGERS, orderByReferences, schemaDifferences } from './schema.js';
 import { migratedSchema, openSqliteSource, openSqliteTarget } from './sqlite-end.js';
 
 /** Rows read and written at a time: memory stays bounded whatever the size of a table. */
@@ -93,6 +93,7 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyReport> {
           );
         await target.clear(tables);
         for (const table of tables) {
+          if (KEPT_BY_TRIGGERS[table.name]) await target.clear([table]);
           let rows = 0;
           for await (const batch of source.batches(table, batchRows)) {
             await target.insert(table, batch);

@@ -5,6 +5,12 @@
 /** Kysely's bookkeeping: the migrator writes these itself on each side. */
 export const MIGRATOR_TABLES: readonly string[] = ['kysely_migration', 'kysely_migration_lock'];
 
+/**
+ * Tables that triggers keep from another table's writes (migration 0017), by the table they follow: each is copied
+ * after that one, and what the triggers made of the copied rows is cleared first, so the copy is the source's own.
+ */
+export const KEPT_BY_TRIGGERS: Readonly<Record<string, string>> = { verification_counts: 'verifications' };
+
 export interface TableShape {
   readonly name: string;
   readonly columns: readonly string[];
@@ -30,7 +36,8 @@ export function orderByReferences(tables: readonly TableShape[]): TableShape[] {
   const visit = (table: TableShape) => {
     if (done.has(table.name) || visiting.has(table.name)) return;
     visiting.add(table.name);
-    for (const parent of [...table.references].sort()) {
+    const follows = KEPT_BY_TRIGGERS[table.name];
+    for (const parent of [...table.references, ...(follows ? [follows] : [])].sort()) {
       const shape = byName.get(parent);
       if (shape && parent !== table.name) visit(shape);
     }
