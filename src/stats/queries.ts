@@ -2,17 +2,10 @@
 // Portable between SQLite and PostgreSQL: integer division of integers truncates in both, a divisor is inlined as
 // a literal (a bound parameter may arrive as a float in SQLite), and substr/case/sum exist in both.
 import { sql } from 'kysely';
+import type { SendCounts } from '../store/tables.js';
 
 /** Sends, and how many of them are in each status: every send is exactly one of the six. */
-export interface Counts {
-  sends: number;
-  verified: number;
-  undelivered: number;
-  pending: number;
-  canceled: number;
-  expired: number;
-  failed: number;
-}
+export type Counts = SendCounts;
 
 /** The statuses counted one by one, besides the sends themselves. */
 export const COUNTED = ['verified', 'undelivered', 'pending', 'canceled', 'expired', 'failed'] as const;

@@ -219,30 +219,8 @@ export interface WatermarksTable {
 }
 
 /** The overview's counts for one workspace, UTC hour of creation, channel and destination (stats/rollups.ts). */
-/**
- * The overview's counts of the hours not rolled up yet, kept by triggers on verifications (migration 0017): one
- * row per roll-up key, seconds to verify (-1: not verified) and shard (PostgreSQL: the server process that wrote).
- */
-export interface VerificationCountsTable {
-  workspace_id: string;
-  /** Epoch ms of the hour's first millisecond. */
-  hour: number;
-  channel: Channel;
-  country: Country | '';
-  prefix: string;
-  /** Whole seconds from send to verification of the verified ones counted here; -1 for all the others. */
-  seconds: number;
-  shard: number;
-  sends: number;
-  verified: number;
-  undelivered: number;
-  pending: number;
-  canceled: number;
-  expired: number;
-  failed: number;
-}
-
-export interface VerificationRollupsTable {
+/** An hour's sends of one channel and destination (the overview's roll-up key). */
+interface RollupKey {
   workspace_id: string;
   /** Epoch ms of the hour's first millisecond. */
   hour: number;
@@ -251,6 +229,10 @@ export interface VerificationRollupsTable {
   country: Country | '';
   /** The number's first five characters where the country is ''; '' otherwise. */
   prefix: string;
+}
+
+/** Sends, and how many of them are in each status: every send is exactly one of the six. */
+export interface SendCounts {
   sends: number;
   verified: number;
   undelivered: number;
@@ -259,6 +241,19 @@ export interface VerificationRollupsTable {
   canceled: number;
   expired: number;
   failed: number;
+}
+
+/**
+ * The overview's counts of the hours not rolled up yet, kept by triggers on verifications (migration 0017): one
+ * row per roll-up key, seconds to verify and shard (PostgreSQL: the server process that wrote).
+ */
+export interface VerificationCountsTable extends RollupKey, SendCounts {
+  /** Whole seconds from send to verification of the verified ones counted here; -1 for all the others. */
+  seconds: number;
+  shard: number;
+}
+
+export interface VerificationRollupsTable extends RollupKey, SendCounts {
   /** How long the verified ones took: JSON [[whole seconds, count], …]. */
   verify_seconds: string;
 }
