@@ -218,7 +218,6 @@ export interface WatermarksTable {
   done_before: number;
 }
 
-/** The overview's counts for one workspace, UTC hour of creation, channel and destination (stats/rollups.ts). */
 /** An hour's sends of one channel and destination (the overview's roll-up key). */
 interface RollupKey {
   workspace_id: string;
@@ -253,6 +252,7 @@ export interface VerificationCountsTable extends RollupKey, SendCounts {
   shard: number;
 }
 
+/** The overview's counts for one workspace, UTC hour of creation, channel and destination (stats/rollups.ts). */
 export interface VerificationRollupsTable extends RollupKey, SendCounts {
   /** How long the verified ones took: JSON [[whole seconds, count], …]. */
   verify_seconds: string;

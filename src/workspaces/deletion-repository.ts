@@ -23,6 +23,7 @@ export const WORKSPACE_TABLES = [
   'phone_locks',
   'request_counters',
   'verification_rollups',
+  'verification_counts',
   'phone_directory',
   'fraud_range_numbers',
   'fraud_ranges',
@@ -30,8 +31,6 @@ export const WORKSPACE_TABLES = [
   'fraud_allow',
   'fraud_settings',
   'verifications',
-  // After the verifications: an update of one on its way out (the triggers of migration 0017) counts again.
-  'verification_counts',
   'api_keys',
   'workspace_numbers',
   'carrier_accounts',
