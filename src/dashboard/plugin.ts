@@ -1,7 +1,8 @@
 // The web console under /dashboard. Everything here is encapsulated: its cookies, CSRF protection, form bodies
 // and Content-Security-Policy apply to these routes only, and nothing here reads API keys; the /v1 API reads
 // nothing but API keys. A session therefore never grants /v1, and an API key never grants the dashboard.
-import { fileURLToPath } from 'node:url';
+
+import { join } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
@@ -10,6 +11,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { isAbandonedRequest } from '../http/connections.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import type { Services } from '../services.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { ErrorPage } from './error-page.js';
@@ -26,8 +28,6 @@ export interface DashboardOptions {
   /** NODE_ENV=production: every page warns while the workspace has numbers without a carrier. */
   production: boolean;
 }
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export async function dashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { services } = options;
@@ -66,7 +66,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
     referrerPolicy: { policy: 'same-origin' },
   });
   await app.register(fastifyStatic, {
-    root: [`${ROOT}public/dashboard`, `${ROOT}node_modules/@picocss/pico/css`],
+    root: [join(PACKAGE_ROOT, 'public/dashboard'), join(PACKAGE_ROOT, 'node_modules/@picocss/pico/css')],
     prefix: '/assets/',
     decorateReply: false,
     index: false,

@@ -162,6 +162,31 @@ describe('serve', () => {
     assert.equal(existsSync(join(dir, 'pv.db')), false);
   });
 
+  test('serve on a port another process holds exits 1 with the reason, and runs on no further', async () => {
+    const { dir, env } = freshEnv();
+    dirs.push(dir);
+    const holder = createServer();
+    holder.listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const address = holder.address();
+    assert.ok(address && typeof address === 'object');
+    try {
+      const serve = spawnServe(['serve', '--json'], { ...env, PORT: String(address.port), HOST: '127.0.0.1' });
+      children.push(serve.child);
+      serve.listening.catch(() => {});
+      // Before the fix it printed the reason and ran on (sweeper, delivery polling) with no listener.
+      const timer = setTimeout(() => serve.child.kill('SIGKILL'), 30_000);
+      const [code, signal] = await serve.exited;
+      clearTimeout(timer);
+      assert.equal(signal, null, 'it exits by itself');
+      assert.equal(code, 1);
+      assert.match(serve.out.stderr, /EADDRINUSE/);
+      assert.equal((JSON.parse(serve.out.stdout) as { code: string }).code, 'internal_error');
+    } finally {
+      holder.close();
+    }
+  });
+
   describe('on a fresh database file, with the CLI alongside', () => {
     const { dir, env: base } = freshEnv();
     const dbFile = join(dir, 'nested', 'data', 'phone-verify.db');
