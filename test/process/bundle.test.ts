@@ -43,7 +43,10 @@ describe('the bundle', () => {
     servers.push(server);
     const files: [string, string][] = [
       ['/dashboard/assets/dashboard.css', join(ROOT, 'public', 'dashboard', 'dashboard.css')],
-      ['/dashboard/assets/pico.min.css', join(ROOT, 'node_modules', '@picocss', 'pico', 'css', 'pico.min.css')],
+      [
+        '/dashboard/assets/pico.min.css',
+        join(ROOT, 'node_modules', '@picocss', 'pico', 'css', 'pico.min.css'),
+      ],
     ];
     for (const [path, file] of files) {
       const res = await fetch(`${server.url}${path}`);

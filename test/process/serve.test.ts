@@ -171,7 +171,11 @@ describe('serve', () => {
     const address = holder.address();
     assert.ok(address && typeof address === 'object');
     try {
-      const serve = spawnServe(['serve', '--json'], { ...env, PORT: String(address.port), HOST: '127.0.0.1' });
+      const serve = spawnServe(['serve', '--json'], {
+        ...env,
+        PORT: String(address.port),
+        HOST: '127.0.0.1',
+      });
       children.push(serve.child);
       serve.listening.catch(() => {});
       // Before the fix it printed the reason and ran on (sweeper, delivery polling) with no listener.
