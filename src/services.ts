@@ -1,6 +1,7 @@
 // The composition root: builds every service from the store, the clock and the secret. The HTTP app, the CLI
 // and the sweeper all take their services from here, so each rule lives in one place. The store itself stays
 // here: an edge that needs data calls a service or a read-model of the feature that owns it.
+import type { PasswordHasher } from './accounts/password.js';
 import { type AccountService, createAccountService } from './accounts/service.js';
 import { type AuditLog, createAuditLog } from './audit/log.js';
 import { createAuditRecorder } from './audit/record.js';
@@ -158,6 +159,8 @@ export function createServices(deps: {
   /** The carriers accounts may be of (default: the built-in ones; a test may add its own). */
   carrierTypes?: readonly AnyCarrier[];
   webhooks?: WebhookOptions;
+  /** How dashboard passwords are hashed (default: OWASP's scrypt parameters; the test suite lowers them). */
+  passwords?: PasswordHasher;
 }): Services {
   const { store } = deps;
   const clock = deps.clock ?? systemClock;
@@ -240,7 +243,7 @@ export function createServices(deps: {
     retentionDays,
     auditRetentionDays: deps.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
   });
-  const accounts = createAccountService({ db, clock, workspaces, audit });
+  const accounts = createAccountService({ db, clock, workspaces, audit, passwords: deps.passwords });
   const webhooks = createWebhookService({
     db,
     clock,

@@ -7,7 +7,7 @@ import type { AuditRecorder } from '../audit/record.js';
 import { type Clock, toTimestamp } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import { hashPassword } from './password.js';
+import type { PasswordHasher } from './password.js';
 import * as repo from './repository.js';
 import { type AccountView, presentAccount } from './view.js';
 
@@ -28,6 +28,7 @@ export function createAccountAdmin(deps: {
   audit: AuditRecorder;
   /** The account service's rule for a password (length), so the CLI and the dashboard agree. */
   checkPassword: (password: string) => void;
+  passwords: PasswordHasher;
 }) {
   const { db, audit } = deps;
 
@@ -90,7 +91,7 @@ export function createAccountAdmin(deps: {
     async resetPassword(id: string, given: string | undefined, by: Actor): Promise<PasswordReset> {
       const password = given ?? generatePassword();
       deps.checkPassword(password);
-      const hash = await hashPassword(password);
+      const hash = await deps.passwords.hash(password);
       return db.transaction().execute(async (tx) => {
         const user = await requireUser(tx, id);
         await repo.setPasswordHash(tx, id, hash);

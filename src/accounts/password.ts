@@ -65,7 +65,12 @@ function parse(stored: string): StoredHash | undefined {
   return { params, salt: Buffer.from(salt, 'base64url'), key: Buffer.from(key, 'base64url') };
 }
 
-export async function hashPassword(password: string, params = PASSWORD_PARAMS): Promise<string> {
+export type PasswordParams = { N: number; r: number; p: number };
+
+export async function hashPassword(
+  password: string,
+  params: PasswordParams = PASSWORD_PARAMS,
+): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, params);
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join(
@@ -80,19 +85,36 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === hash.key.length && timingSafeEqual(key, hash.key);
 }
 
-/** A hash made with other parameters than today's: replace it once the password is known (a sign-in). */
-export function needsRehash(stored: string): boolean {
-  const params = parse(stored)?.params;
-  return params?.N !== PASSWORD_PARAMS.N || params.r !== PASSWORD_PARAMS.r || params.p !== PASSWORD_PARAMS.p;
+/** The accounts' passwords under one set of parameters: hashes made with others are replaced at a sign-in. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, stored: string): Promise<boolean>;
+  /** A hash made with other parameters than these: replace it once the password is known (a sign-in). */
+  needsRehash(stored: string): boolean;
+  /**
+   * A hash of a random password: signing in as an unknown user costs the same time as a wrong password. Made on
+   * first use, so commands that never sign anyone in (the CLI) do not pay for it.
+   */
+  decoy(): Promise<string>;
 }
 
-let decoy: Promise<string> | undefined;
-
 /**
- * A hash of a random password: signing in as an unknown user costs the same time as a wrong password. Made on
- * first use, so commands that never sign anyone in (the CLI) do not pay for it.
+ * The service's hasher: OWASP's parameters (PASSWORD_PARAMS) unless others are given. Only the test suite gives
+ * others, cheaper ones, for the hundreds of accounts it makes and signs in; the tests of passwords themselves,
+ * and every CLI and serving process, use these.
  */
-export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(16).toString('hex'));
-  return decoy;
+export function passwordHasher(params: PasswordParams = PASSWORD_PARAMS): PasswordHasher {
+  let decoy: Promise<string> | undefined;
+  return {
+    hash: (password) => hashPassword(password, params),
+    verify: verifyPassword,
+    needsRehash(stored) {
+      const made = parse(stored)?.params;
+      return made?.N !== params.N || made.r !== params.r || made.p !== params.p;
+    },
+    decoy() {
+      decoy ??= hashPassword(randomBytes(16).toString('hex'), params);
+      return decoy;
+    },
+  };
 }

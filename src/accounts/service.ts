@@ -11,14 +11,7 @@ import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import { createAccountAdmin } from './admin.js';
-import {
-  decoyHash,
-  hashPassword,
-  needsRehash,
-  PASSWORD_MAX,
-  PASSWORD_MIN,
-  verifyPassword,
-} from './password.js';
+import { PASSWORD_MAX, PASSWORD_MIN, type PasswordHasher, passwordHasher } from './password.js';
 import * as repo from './repository.js';
 import { createSigninLimit } from './signin-limit.js';
 import { type AccountView, presentAccount } from './view.js';
@@ -68,8 +61,11 @@ export function createAccountService(deps: {
   clock: Clock;
   workspaces: WorkspaceService;
   audit: AuditRecorder;
+  /** How passwords are hashed (default: OWASP's scrypt parameters, passwordHasher()). */
+  passwords?: PasswordHasher;
 }) {
   const { db, clock, workspaces, audit } = deps;
+  const passwords = deps.passwords ?? passwordHasher();
   const signinLimit = createSigninLimit({ db, clock });
 
   /** Makes the account a member of the workspace, recorded as `by`'s doing; false when it was one already. */
@@ -132,7 +128,7 @@ export function createAccountService(deps: {
   }
 
   return {
-    ...createAccountAdmin({ db, clock, audit, checkPassword }),
+    ...createAccountAdmin({ db, clock, audit, checkPassword, passwords }),
 
     async needsSetup(): Promise<boolean> {
       return (await repo.countUsers(db)) === 0;
@@ -151,7 +147,7 @@ export function createAccountService(deps: {
       const email = normaliseEmail(input.email);
       checkPassword(input.password);
       if (!(await this.needsSetup())) throw new AppError('conflict', 'Set-up is done already: sign in.');
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       // The account, its workspace and the membership appear together or not at all (two racing set-ups).
       return db.transaction().execute(async (tx) => {
         if ((await repo.countUsers(tx)) > 0)
@@ -176,7 +172,7 @@ export function createAccountService(deps: {
       const email = normaliseEmail(input.email);
       checkPassword(input.password);
       for (const id of input.workspaceIds ?? []) await workspaces.requireWorkspace(id);
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       const user = await db.transaction().execute(async (tx) => {
         const created = await insertAccount(tx, email, passwordHash);
         for (const id of input.workspaceIds ?? []) await addMember(tx, created, id, by);
@@ -205,7 +201,7 @@ export function createAccountService(deps: {
       const email = normaliseEmail(input.email);
       const attempt = await signinLimit.take(email, input.address);
       const user = await repo.findUserByEmail(db, email);
-      const ok = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
+      const ok = await passwords.verify(input.password, user?.password_hash ?? (await passwords.decoy()));
       if (!user || !ok) {
         if (user)
           await db.transaction().execute((tx) => recordSignin(tx, user, 'signin.failed', input.address));
@@ -213,8 +209,8 @@ export function createAccountService(deps: {
       }
       await signinLimit.giveBack(attempt);
       // The one moment the password is known: a hash made with older parameters is replaced by today's.
-      if (needsRehash(user.password_hash)) {
-        const rehashed = await hashPassword(input.password);
+      if (passwords.needsRehash(user.password_hash)) {
+        const rehashed = await passwords.hash(input.password);
         await repo.replacePasswordHash(db, user.id, user.password_hash, rehashed);
       }
       const token = await db.transaction().execute(async (tx) => {

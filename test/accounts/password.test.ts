@@ -13,7 +13,8 @@ const CURRENT = /^scrypt\$131072\$8\$1\$[\w-]{22}\$[\w-]{43}$/;
 describe('password hashing', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp();
+    // The service's own default hasher, as every CLI and serving process has it (other suites hash cheaper).
+    t = await createTestApp({ servicePasswordCost: true });
   });
   after(() => t.close());
 

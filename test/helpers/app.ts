@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { passwordHasher } from '../../src/accounts/password.js';
 import { buildApp } from '../../src/app.js';
 import { OPERATOR } from '../../src/audit/actor.js';
 import type { Clock } from '../../src/clock.js';
@@ -66,6 +67,14 @@ export async function openTestStore(dir?: string): Promise<TestStoreHandle> {
  */
 const TEST_DELIVERY: DeliveryOptions = { waitMs: 60_000 };
 
+/**
+ * Dashboard passwords in test apps: scrypt as the service does it, at N=2^10 rather than 2^17 (128 KiB and about a
+ * millisecond a hash instead of 128 MiB and half a second). The suite makes and signs in hundreds of accounts;
+ * at the service's own cost those hashes were a sixth of its CPU. test/accounts/password.test.ts runs with the
+ * service's default and proves it; CLI and serving processes never take this.
+ */
+const TEST_PASSWORDS = passwordHasher({ N: 2 ** 10, r: 8, p: 1 });
+
 export async function createTestApp(
   options: {
     clock?: Clock;
@@ -81,6 +90,8 @@ export async function createTestApp(
     publicUrl?: string;
     /** Webhook delivery (private destinations, timeout, resolver, jitter). */
     webhooks?: WebhookOptions;
+    /** Hash passwords as the service does by default (OWASP's parameters), not at the suite's lower cost. */
+    servicePasswordCost?: boolean;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestStore(options.dir);
@@ -94,6 +105,7 @@ export async function createTestApp(
     carrierTypes: options.carrierTypes,
     auditRetentionDays: options.auditRetentionDays,
     webhooks: options.webhooks,
+    passwords: options.servicePasswordCost ? undefined : TEST_PASSWORDS,
   });
   const app = await buildApp({
     services,
