@@ -18,6 +18,7 @@ import * as rollupStatuses from './migrations/0014-rollup-statuses.js';
 import * as twilioSidIndex from './migrations/0015-twilio-sid-index.js';
 import * as testMode from './migrations/0016-test-mode.js';
 import * as verificationCounts from './migrations/0017-verification-counts.js';
+import * as recentPhoneCovering from './migrations/0018-recent-phone-covering.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-twilio-sid-index': twilioSidIndex,
   '0016-test-mode': testMode,
   '0017-verification-counts': verificationCounts,
+  '0018-recent-phone-covering': recentPhoneCovering,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
