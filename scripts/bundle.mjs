@@ -2,12 +2,12 @@
 //
 // Why: the service's modules and their dependencies are some 1,450 ES modules (TypeBox alone about 680, Kysely
 // 260), and Node resolves, reads and links each one as a process starts. That cost 0.4 to 0.5 s of CPU before any
-// command ran; the bundle starts in a third of it (docs/operations.md, "Start-up"). Every CLI command and every
-// serving process starts from it.
+// command ran; the bundle starts in less than half of it, and in a third with V8's compile cache
+// (docs/operations.md, "Start-up"). Every CLI command and every serving process starts from it.
 //
-// Left outside: better-sqlite3 (a native module, loaded by its own loader from node_modules) and pg's optional
-// pg-native. Files read at run time (package.json, public/, the Pico CSS in node_modules) are found from
-// src/package-root.ts, which sits at the top of dist/ as the bundle does.
+// Left outside: the packages in OUTSIDE below, loaded from node_modules as they are. Files read at run time
+// (package.json, public/, the Pico CSS in node_modules) are found from src/package-root.ts, which sits at the top
+// of dist/ as the bundle does.
 import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
