@@ -104,6 +104,9 @@ function listeningLine(stdout: string): boolean {
   }
 }
 
+/** How long a refused start may take to exit however slow the machine; past it, the process is killed. */
+const REFUSAL_DEADLINE_MS = 30_000;
+
 export async function serveExpectingRefusal(
   env: Record<string, string>,
 ): Promise<CliResult & { started: boolean }> {
@@ -125,6 +128,9 @@ export async function serveExpectingRefusal(
       child.kill('SIGTERM');
     }
   });
+  // A refusal that never exits (it ran on with no listener, say) is killed, and reported as no exit status.
+  const hung = setTimeout(() => child.kill('SIGKILL'), REFUSAL_DEADLINE_MS);
   const [status] = (await once(child, 'close')) as [number | null];
+  clearTimeout(hung);
   return { status, stdout, stderr, started };
 }

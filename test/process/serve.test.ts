@@ -11,7 +11,14 @@ import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { freshEnv } from '../helpers/cli-env.js';
 import { assertCleanFailure, seedWithCli } from '../helpers/cli-setup.js';
-import { type CliResult, cliJson, runCli, type ServerProcess, startServer } from '../helpers/process.js';
+import {
+  type CliResult,
+  cliJson,
+  runCli,
+  type ServerProcess,
+  serveExpectingRefusal,
+  startServer,
+} from '../helpers/process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'phone-verify.js');
@@ -171,21 +178,12 @@ describe('serve', () => {
     const address = holder.address();
     assert.ok(address && typeof address === 'object');
     try {
-      const serve = spawnServe(['serve', '--json'], {
-        ...env,
-        PORT: String(address.port),
-        HOST: '127.0.0.1',
-      });
-      children.push(serve.child);
-      serve.listening.catch(() => {});
-      // Before the fix it printed the reason and ran on (sweeper, delivery polling) with no listener.
-      const timer = setTimeout(() => serve.child.kill('SIGKILL'), 30_000);
-      const [code, signal] = await serve.exited;
-      clearTimeout(timer);
-      assert.equal(signal, null, 'it exits by itself');
-      assert.equal(code, 1);
-      assert.match(serve.out.stderr, /EADDRINUSE/);
-      assert.equal((JSON.parse(serve.out.stdout) as { code: string }).code, 'internal_error');
+      // Before the fix it printed the reason and ran on (sweeper, delivery polling) with no listener, until killed.
+      const refused = await serveExpectingRefusal({ ...env, PORT: String(address.port), HOST: '127.0.0.1' });
+      assert.equal(refused.started, false);
+      assert.equal(refused.status, 1, 'it exits by itself, with 1');
+      assert.match(refused.stderr, /EADDRINUSE/);
+      assert.equal((JSON.parse(refused.stdout) as { code: string }).code, 'internal_error');
     } finally {
       holder.close();
     }
