@@ -1,8 +1,10 @@
-// PostgreSQL: the admissions of concurrent requests in one statement. Every request of a workspace increments
-// the same counter row, so one statement per request queues them on that row's lock and on a round trip each;
-// under load the API ran at a fraction of what the database could serve. Here the requests that arrive while a
+// The admissions of concurrent requests, together. Every request of a workspace increments the same counter
+// row. On PostgreSQL one statement per request queued them on that row's lock and on a round trip each; under
+// load the API ran at a fraction of what the database could serve. Here the requests that arrive while a
 // statement is under way wait for the next one, which looks up all their keys and adds each workspace's admitted
-// requests to its counter in one increment.
+// requests to its counter in one increment. On SQLite the requests of one turn of the event loop are admitted
+// together: each distinct key looked up once and each window counted once (keys/admission.ts `sqliteBatch`),
+// where each request made both statements of its own.
 //
 // The count stays exact: an increment by n reserves the n counts after the row's previous total, and each
 // admitted request of the batch takes one of them in arrival order, exactly as n increments of one would have
@@ -11,7 +13,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../store/database.js';
 
-/** Requests in one statement at most (the arrays are parameters: no SQL grows with the batch). */
+/** Requests in one batch at most (PostgreSQL's arrays are parameters: no SQL grows with the batch). */
 const MAX_BATCH = 256;
 /** Statements under way at once per database: one fills while another runs, and the pool keeps room for the rest. */
 const MAX_IN_FLIGHT = 2;
@@ -62,12 +64,27 @@ export type AdmissionInputs = {
 type KeyRow = { workspace_id: string } & Record<string, unknown>;
 type Counted = KeyRow & { request_count: number | null };
 
-type BatchRow = KeyRow & {
+/** A batch's row for each of its requests whose key exists: `ord` counts them from 1 in arrival order. */
+export type BatchRow = KeyRow & {
   ord: number;
   req_window: number;
   admits: boolean;
   batch_total: number | null;
-  relaxed_commit: string;
+  relaxed_commit?: string;
+};
+
+/** Looks up a batch's keys and counts its admitted requests: one row for each request whose key exists. */
+export type BatchRunner = (db: Db, batch: readonly AdmissionInputs[]) => Promise<readonly BatchRow[]>;
+
+/** PostgreSQL: the whole batch is one statement. */
+export const postgresBatch: BatchRunner = async (db, batch) => {
+  const query = CompiledQuery.raw(SQL, [
+    batch.map((b) => b.keyHash),
+    batch.map((b) => b.now),
+    batch.map((b) => b.windowStart),
+    batch.map((b) => b.scope),
+  ]);
+  return (await db.executeQuery<BatchRow>(query)).rows;
 };
 
 interface Pending {
@@ -101,20 +118,14 @@ function assignCounts(rows: readonly BatchRow[]): Map<number, Counted> {
   return byOrdinal;
 }
 
-function createBatcher(db: Db) {
+function createBatcher(db: Db, runBatch: BatchRunner) {
   let queue: Pending[] = [];
   let inFlight = 0;
   let scheduled = false;
 
   async function run(batch: Pending[]): Promise<void> {
     try {
-      const query = CompiledQuery.raw(SQL, [
-        batch.map((b) => b.inputs.keyHash),
-        batch.map((b) => b.inputs.now),
-        batch.map((b) => b.inputs.windowStart),
-        batch.map((b) => b.inputs.scope),
-      ]);
-      const { rows } = await db.executeQuery<BatchRow>(query);
+      const rows = await runBatch(db, batch.map((b) => b.inputs));
       const byOrdinal = assignCounts(rows);
       // Ordinals count from 1 (WITH ORDINALITY); a key that matched nothing has no row.
       for (const [i, b] of batch.entries()) b.resolve(byOrdinal.get(i + 1));
@@ -153,16 +164,17 @@ function createBatcher(db: Db) {
 const batchers = new WeakMap<Db, (inputs: AdmissionInputs) => Promise<Counted | undefined>>();
 
 /**
- * Admits through the batch of `db` (a PostgreSQL database, never a transaction): the key's row of type `K` (its
- * columns are the statement's; the caller names their type) with the request's count.
+ * Admits through the batch of `db` (never a transaction), run by `runBatch` (one runner per database): the key's
+ * row of type `K` (its columns are the runner's; the caller names their type) with the request's count.
  */
 export function admitInBatch<K>(
   db: Db,
   inputs: AdmissionInputs,
+  runBatch: BatchRunner,
 ): Promise<(K & { request_count: number | null }) | undefined> {
   let admit = batchers.get(db);
   if (!admit) {
-    admit = createBatcher(db);
+    admit = createBatcher(db, runBatch);
     batchers.set(db, admit);
   }
   return admit(inputs) as Promise<(K & { request_count: number | null }) | undefined>;

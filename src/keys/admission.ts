@@ -2,18 +2,26 @@
 // counted in the workspace's window (limits/request-limit.ts) when the key is active and holds the route's
 // scope. Refused keys and scopes are not counted.
 //
-// On SQLite that is two statements of a few microseconds each. On PostgreSQL it is one statement (one round
-// trip) for all the requests that arrive together (keys/admission-batch.ts), and its commit does not wait for the
+// The requests that arrive together are admitted together (keys/admission-batch.ts). On SQLite, those of one
+// turn of the event loop: each distinct key looked up once and each workspace's window counted once, by the
+// number the turn admitted. On PostgreSQL it is one statement (one round trip) for the lot, and its commit does
+// not wait for the
 // write-ahead log to reach the disk: every request of a workspace increments the same counter row, so with a
 // synchronous commit the row's lock would be held for a disk flush per statement. The count stays exact across processes
 // (the row lock orders the increments, and each is visible at once); what a database crash may lose is the
 // last fraction of a second of counts, which lets that many requests too many through after the crash.
 import type { QueryCreator } from 'kysely';
-import { countRequest } from '../limits/request-limit.js';
+import { countRequests } from '../limits/request-limit.js';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared } from '../store/prepared.js';
 import type { Database } from '../store/tables.js';
-import { type AdmissionInputs, admitInBatch } from './admission-batch.js';
+import {
+  type AdmissionInputs,
+  admitInBatch,
+  type BatchRow,
+  type BatchRunner,
+  postgresBatch,
+} from './admission-batch.js';
 
 /**
  * The key and the settings of its workspace that requests use: one join on the workspace's primary key. (Its
@@ -59,13 +67,46 @@ export function keyAdmits(
   return scope === null || (JSON.parse(row.scopes) as string[]).includes(scope);
 }
 
+/**
+ * SQLite: a batch's keys looked up (each distinct one once, so all of the batch see the same row) and each
+ * window's admitted requests counted in one increment. Its statements run at once, one after another, under the
+ * database's one write lock: nothing comes between the look-up and the count.
+ */
+const sqliteBatch: BatchRunner = async (db, batch) => {
+  const keys = new Map<string, KeyLookupRow | undefined>();
+  for (const { keyHash } of batch) {
+    if (!keys.has(keyHash)) keys.set(keyHash, (await findKey(db, { keyHash })).rows[0]);
+  }
+  const rows: BatchRow[] = [];
+  const windows = new Map<string, { workspaceId: string; windowStart: number; rows: BatchRow[] }>();
+  for (const [i, p] of batch.entries()) {
+    const key = keys.get(p.keyHash);
+    if (!key) continue;
+    const row: BatchRow = {
+      ...key,
+      ord: i + 1,
+      req_window: p.windowStart,
+      admits: keyAdmits(key, p.now, p.scope),
+      batch_total: null,
+    };
+    rows.push(row);
+    if (!row.admits) continue;
+    const name = `${key.workspace_id} ${p.windowStart}`;
+    let window = windows.get(name);
+    if (!window) {
+      window = { workspaceId: key.workspace_id, windowStart: p.windowStart, rows: [] };
+      windows.set(name, window);
+    }
+    window.rows.push(row);
+  }
+  for (const { workspaceId, windowStart, rows: admitted } of windows.values()) {
+    const [counted] = (await countRequests(db, { workspaceId, windowStart, n: admitted.length })).rows;
+    for (const row of admitted) row.batch_total = counted?.count ?? null;
+  }
+  return rows;
+};
+
 /** The key of `keyHash` with its request counted when it admits one; undefined for an unknown key. */
-export async function admit(db: Db, p: AdmissionInputs): Promise<AdmissionRow | undefined> {
-  if (dialectOf(db) === 'postgres') return admitInBatch<KeyLookupRow>(db, p);
-  const row = (await findKey(db, { keyHash: p.keyHash })).rows[0];
-  if (!row) return undefined;
-  if (!keyAdmits(row, p.now, p.scope)) return { ...row, request_count: null };
-  const counted = (await countRequest(db, { workspaceId: row.workspace_id, windowStart: p.windowStart }))
-    .rows[0];
-  return { ...row, request_count: counted?.count ?? null };
+export function admit(db: Db, p: AdmissionInputs): Promise<AdmissionRow | undefined> {
+  return admitInBatch<KeyLookupRow>(db, p, dialectOf(db) === 'postgres' ? postgresBatch : sqliteBatch);
 }

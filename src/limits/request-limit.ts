@@ -1,7 +1,7 @@
 // The per-workspace request limit: a fixed one-minute window counted in the database, so it holds across
-// every process that shares it. One upsert both counts the request and reads the total, atomically (on
-// PostgreSQL it is part of the key lookup's statement: keys/admission.ts). Old windows are deleted by retention
-// (store/retention.ts).
+// every process that shares it. One upsert both counts the requests that arrive together and reads the total,
+// atomically (on PostgreSQL it is part of the key lookup's statement: keys/admission-batch.ts). Old windows are
+// deleted by retention (store/retention.ts).
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -9,15 +9,19 @@ import { prepared } from '../store/prepared.js';
 
 const WINDOW_MS = 60_000;
 
-/** Counts one request in its window and reads the window's total, in one statement. */
-export const countRequest = prepared((db, p: { workspaceId: string; windowStart: number }) =>
+/**
+ * Counts `n` requests in their window and reads the window's total, in one statement: the admissions of the
+ * requests that arrive together are counted at once (keys/admission-batch.ts), each taking one of the `n` counts
+ * below the total in arrival order.
+ */
+export const countRequests = prepared((db, p: { workspaceId: string; windowStart: number; n: number }) =>
   db
     .insertInto('request_counters')
-    .values({ workspace_id: p.workspaceId, window_start: p.windowStart, count: 1 })
+    .values({ workspace_id: p.workspaceId, window_start: p.windowStart, count: p.n })
     .onConflict((oc) =>
       oc
         .columns(['workspace_id', 'window_start'])
-        .doUpdateSet({ count: sql<number>`request_counters.count + 1` }),
+        .doUpdateSet({ count: sql<number>`request_counters.count + ${p.n}` }),
     )
     .returning('count'),
 );

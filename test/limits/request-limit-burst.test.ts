@@ -1,8 +1,8 @@
-// The request limit when requests arrive together. On PostgreSQL the admissions of concurrent requests share one
-// statement (keys/admission-batch.ts): each admitted request must still take its own count, in one window per
-// workspace, so a burst passes exactly the limit; refused keys in the same statement are not counted; and keys
-// of several workspaces in one statement count only towards their own. On SQLite the same burst is judged one
-// request at a time. Either way the counter row ends with one count per request whose key was admitted.
+// The request limit when requests arrive together. Their admissions are made together (keys/admission-batch.ts:
+// on PostgreSQL one statement for the lot, on SQLite each distinct key looked up once and each window counted
+// once): each admitted request must still take its own count, in one window per workspace, so a burst passes
+// exactly the limit; refused keys in the same batch are not counted; and keys of several workspaces in one batch
+// count only towards their own. The counter row ends with one count per request whose key was admitted.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { OPERATOR } from '../../src/audit/actor.js';
@@ -57,6 +57,28 @@ describe('request limit under a burst of concurrent requests', () => {
     assert.equal(statuses.filter((s) => s === 200).length, 50, `statuses: ${statuses}`);
     assert.equal(statuses.filter((s) => s === 429).length, 70, `statuses: ${statuses}`);
     assert.equal(await counted(t, ws.workspaceId), 120);
+  });
+
+  test("a burst's admissions share their statements: 120 concurrent pings are a few statements, not two each", async () => {
+    const ws = await seedWorkspace(t.services, { name: 'Shared statements' });
+    await setRequestLimit(t, ws.workspaceId, 1000);
+    const api = client(t.app, ws.key);
+    // The key's first use records last_used_at (a write of its own, once in a while); the burst comes after it.
+    assert.equal((await api.ping()).statusCode, 200);
+    let statements = 0;
+    t.store.observeQueries(() => {
+      statements++;
+    });
+    try {
+      const replies = await Promise.all(Array.from({ length: 120 }, () => api.ping()));
+      assert.deepEqual([...new Set(replies.map((r) => r.statusCode))], [200]);
+    } finally {
+      t.store.observeQueries(() => {});
+    }
+    assert.ok(statements > 0, 'the admissions ran statements');
+    // One look-up and one count a request would be 240.
+    assert.ok(statements <= 12, `statements for 120 pings: ${statements}`);
+    assert.equal(await counted(t, ws.workspaceId), 121);
   });
 
   test('one burst over two workspaces and refused keys: each workspace passes its own limit, refusals count nowhere', async () => {
