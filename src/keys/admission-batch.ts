@@ -125,7 +125,10 @@ function createBatcher(db: Db, runBatch: BatchRunner) {
 
   async function run(batch: Pending[]): Promise<void> {
     try {
-      const rows = await runBatch(db, batch.map((b) => b.inputs));
+      const rows = await runBatch(
+        db,
+        batch.map((b) => b.inputs),
+      );
       const byOrdinal = assignCounts(rows);
       // Ordinals count from 1 (WITH ORDINALITY); a key that matched nothing has no row.
       for (const [i, b] of batch.entries()) b.resolve(byOrdinal.get(i + 1));
