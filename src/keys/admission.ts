@@ -69,8 +69,9 @@ export function keyAdmits(
 
 /**
  * SQLite: a batch's keys looked up (each distinct one once, so all of the batch see the same row) and each
- * window's admitted requests counted in one increment. Its statements run at once, one after another, under the
- * database's one write lock: nothing comes between the look-up and the count.
+ * window's admitted requests counted in one increment, each of them then taking its own count in arrival order
+ * (admission-batch.ts). As for a single request, the look-up and the count are two statements: a key revoked
+ * between them still has this batch counted, and the next request sees the revocation.
  */
 const sqliteBatch: BatchRunner = async (db, batch) => {
   const keys = new Map<string, KeyLookupRow | undefined>();
