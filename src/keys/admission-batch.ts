@@ -93,12 +93,16 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+/** The counter row a batch's row is counted in: its workspace's window. */
+export const windowOf = (row: Pick<BatchRow, 'workspace_id' | 'req_window'>): string =>
+  `${row.workspace_id} ${row.req_window}`;
+
 /** Each admitted row's own count: the batch's increment of its window, handed out in arrival order. */
 function assignCounts(rows: readonly BatchRow[]): Map<number, Counted> {
   const admittedPerWindow = new Map<string, number>();
   for (const row of rows) {
     if (!row.admits) continue;
-    const window = `${row.workspace_id} ${row.req_window}`;
+    const window = windowOf(row);
     admittedPerWindow.set(window, (admittedPerWindow.get(window) ?? 0) + 1);
   }
   const handedOut = new Map<string, number>();
@@ -107,7 +111,7 @@ function assignCounts(rows: readonly BatchRow[]): Map<number, Counted> {
     const { ord, req_window, admits, batch_total, relaxed_commit: _, ...key } = row;
     let requestCount: number | null = null;
     if (admits && batch_total !== null) {
-      const window = `${row.workspace_id} ${req_window}`;
+      const window = windowOf(row);
       const before = batch_total - (admittedPerWindow.get(window) ?? 0);
       const taken = (handedOut.get(window) ?? 0) + 1;
       handedOut.set(window, taken);

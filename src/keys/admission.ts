@@ -5,11 +5,11 @@
 // The requests that arrive together are admitted together (keys/admission-batch.ts). On SQLite, those of one
 // turn of the event loop: each distinct key looked up once and each workspace's window counted once, by the
 // number the turn admitted. On PostgreSQL it is one statement (one round trip) for the lot, and its commit does
-// not wait for the
-// write-ahead log to reach the disk: every request of a workspace increments the same counter row, so with a
-// synchronous commit the row's lock would be held for a disk flush per statement. The count stays exact across processes
-// (the row lock orders the increments, and each is visible at once); what a database crash may lose is the
-// last fraction of a second of counts, which lets that many requests too many through after the crash.
+// not wait for the write-ahead log to reach the disk: every request of a workspace increments the same counter
+// row, so with a synchronous commit the row's lock would be held for a disk flush per statement. The count stays
+// exact across processes (the row lock orders the increments, and each is visible at once); what a database
+// crash may lose is the last fraction of a second of counts, which lets that many requests too many through
+// after the crash.
 import type { QueryCreator } from 'kysely';
 import { countRequests } from '../limits/request-limit.js';
 import type { Db } from '../store/database.js';
@@ -21,6 +21,7 @@ import {
   type BatchRow,
   type BatchRunner,
   postgresBatch,
+  windowOf,
 } from './admission-batch.js';
 
 /**
@@ -79,7 +80,7 @@ const sqliteBatch: BatchRunner = async (db, batch) => {
     if (!keys.has(keyHash)) keys.set(keyHash, (await findKey(db, { keyHash })).rows[0]);
   }
   const rows: BatchRow[] = [];
-  const windows = new Map<string, { workspaceId: string; windowStart: number; rows: BatchRow[] }>();
+  const windows = new Map<string, BatchRow[]>();
   for (const [i, p] of batch.entries()) {
     const key = keys.get(p.keyHash);
     if (!key) continue;
@@ -92,15 +93,12 @@ const sqliteBatch: BatchRunner = async (db, batch) => {
     };
     rows.push(row);
     if (!row.admits) continue;
-    const name = `${key.workspace_id} ${p.windowStart}`;
-    let window = windows.get(name);
-    if (!window) {
-      window = { workspaceId: key.workspace_id, windowStart: p.windowStart, rows: [] };
-      windows.set(name, window);
-    }
-    window.rows.push(row);
+    const admitted = windows.get(windowOf(row));
+    if (admitted) admitted.push(row);
+    else windows.set(windowOf(row), [row]);
   }
-  for (const { workspaceId, windowStart, rows: admitted } of windows.values()) {
+  for (const admitted of windows.values()) {
+    const { workspace_id: workspaceId, req_window: windowStart } = admitted[0] as BatchRow;
     const [counted] = (await countRequests(db, { workspaceId, windowStart, n: admitted.length })).rows;
     for (const row of admitted) row.batch_total = counted?.count ?? null;
   }
