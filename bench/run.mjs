@@ -12,7 +12,7 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,11 +20,13 @@ import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { postgresReachable } from '../scripts/postgres-reachable.mjs';
 import { renderChart } from './chart.mjs';
+import { databaseSampler, msPerRequest, sampler, switchesSampler } from './proc-sampling.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'phone-verify.js');
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCENARIOS = ['ping', 'send', 'check-wrong', 'check-correct', 'mixed'];
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '']);
 const WORKSPACE_NUMBER = '+61491570156';
 const run = promisify(execFile);
 
@@ -65,7 +67,6 @@ const log = (line) => process.stderr.write(`${line}\n`);
 
 const PINNED =
   availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).status === 0;
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** The command line for `args` pinned to `core` where taskset exists (taskset execs: the pid stays the same). */
 function pinned(core, args) {
@@ -107,46 +108,6 @@ async function startServer(name, args, env = {}) {
   };
 }
 
-function readProc(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-    return { ticks, rssMb: rssKb / 1024 };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Samples a process's CPU time and resident memory every 200 ms until stopped. */
-function sampler(pid) {
-  const first = readProc(pid);
-  const t0 = performance.now();
-  let rssMax = first?.rssMb ?? 0;
-  let last = first;
-  const timer = setInterval(() => {
-    const s = readProc(pid);
-    if (!s) return;
-    last = s;
-    rssMax = Math.max(rssMax, s.rssMb);
-  }, 200);
-  return {
-    stop() {
-      clearInterval(timer);
-      const end = readProc(pid) ?? last;
-      if (!first || !end) return { cpu_percent: null, rss_mb: null, rss_max_mb: null };
-      rssMax = Math.max(rssMax, end.rssMb);
-      const seconds = (performance.now() - t0) / 1000;
-      return {
-        cpu_percent: round((100 * (end.ticks - first.ticks)) / CLK_TCK / seconds, 1),
-        rss_mb: round(end.rssMb, 1),
-        rss_max_mb: round(rssMax, 1),
-      };
-    },
-  };
-}
-
 /** Seconds of the ceiling measured before each scenario (the first, whole one lasts a scenario's duration). */
 const CEILING_SECONDS = 3;
 /** Seconds the mixed flow runs at its rate before its latency is counted (see docs/benchmarks.md). */
@@ -182,9 +143,33 @@ async function driveFor(server, config, duration) {
   writeFileSync(file, JSON.stringify({ duration, amount, connections, ...config, url: server.url }));
   const [cmd, argv] = pinned(1, [process.execPath, join(ROOT, 'bench', 'load.mjs'), file]);
   const sample = sampler(server.pid);
-  const { stdout } = await run(cmd, argv, { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const switches = switchesSampler(server.pid);
+  const database = server.databaseHere ? databaseSampler() : undefined;
+  const running = run(cmd, argv, { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const load = sampler(running.child.pid);
+  const { stdout } = await running;
   const result = JSON.parse(stdout.trim().split('\n').at(-1));
-  return { ...result, rps: round(result.rps, 1), seconds: round(result.seconds, 2), server: sample.stop() };
+  // Every request the server answered meanwhile: those counted, and those of a warm-up at the flow's rate.
+  const requests = result.requests + (config.warmupSeconds ?? 0) * (result.target_rate ?? 0);
+  const serverRead = sample.stop();
+  const preempted = switches.stop();
+  const databaseRead = database?.stop();
+  return {
+    ...result,
+    rps: round(result.rps, 1),
+    seconds: round(result.seconds, 2),
+    server: {
+      ...serverRead,
+      cpu_ms_per_request: msPerRequest(serverRead.cpu_seconds, requests),
+      preempted_per_request: preempted === null || !(requests > 0) ? null : round(preempted / requests, 2),
+    },
+    ...(databaseRead
+      ? {
+          database: { ...databaseRead, cpu_ms_per_request: msPerRequest(databaseRead.cpu_seconds, requests) },
+        }
+      : {}),
+    load_generator: { cpu_percent: load.stop().cpu_percent },
+  };
 }
 
 // ---- the service: set-up through its own CLI ---------------------------------------------------------------
@@ -394,6 +379,8 @@ async function benchStore(store, ceilingNow) {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
     });
+    // A PostgreSQL server on this machine shares its cores: each scenario reads its CPU too.
+    server.databaseHere = store === 'postgres' && LOCAL_HOSTS.has(new URL(databaseUrl).hostname);
     const whole = sampler(server.pid);
     const scenarios = {};
     const dashboard = {};
@@ -638,11 +625,11 @@ function printSummary(results) {
   const out = (line) => process.stdout.write(`${line}\n`);
   out('');
   out(
-    `${'store'.padEnd(9)}${'scenario'.padEnd(15)}${'req/s'.padStart(9)}${'ratio'.padStart(8)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'max'.padStart(7)}${'non2xx'.padStart(8)}${'errors'.padStart(8)}${'cpu%'.padStart(7)}${'rss MB'.padStart(8)}`,
+    `${'store'.padEnd(9)}${'scenario'.padEnd(15)}${'req/s'.padStart(9)}${'ratio'.padStart(8)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'max'.padStart(7)}${'non2xx'.padStart(8)}${'errors'.padStart(8)}${'cpu%'.padStart(7)}${'rss MB'.padStart(8)}${'ms/req'.padStart(8)}${'db ms/req'.padStart(10)}`,
   );
   const row = (store, name, r) =>
     out(
-      `${store.padEnd(9)}${name.padEnd(15)}${String(r.rps).padStart(9)}${(r.ratio === undefined ? '1' : `${round(r.ratio * 100, 1)}%`).padStart(8)}${String(r.latency.p50).padStart(7)}${String(r.latency.p99).padStart(7)}${String(r.latency.max).padStart(7)}${String(r.non2xx).padStart(8)}${String(r.errors + r.timeouts).padStart(8)}${String(r.server.cpu_percent).padStart(7)}${String(r.server.rss_max_mb).padStart(8)}`,
+      `${store.padEnd(9)}${name.padEnd(15)}${String(r.rps).padStart(9)}${(r.ratio === undefined ? '1' : `${round(r.ratio * 100, 1)}%`).padStart(8)}${String(r.latency.p50).padStart(7)}${String(r.latency.p99).padStart(7)}${String(r.latency.max).padStart(7)}${String(r.non2xx).padStart(8)}${String(r.errors + r.timeouts).padStart(8)}${String(r.server.cpu_percent).padStart(7)}${String(r.server.rss_max_mb).padStart(8)}${String(r.server.cpu_ms_per_request ?? '-').padStart(8)}${String(r.database?.cpu_ms_per_request ?? '-').padStart(10)}`,
     );
   row('bare', 'ceiling', results.ceiling);
   for (const [store, result] of Object.entries(results.stores)) {

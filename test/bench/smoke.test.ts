@@ -19,7 +19,14 @@ interface ScenarioResult {
   ratio: number;
   latency: { p50: number; p99: number; max: number };
   status_codes: Record<string, number>;
-  server: { cpu_percent: number | null; rss_max_mb: number | null };
+  server: {
+    cpu_percent: number | null;
+    rss_max_mb: number | null;
+    cpu_ms_per_request: number | null;
+    preempted_per_request: number | null;
+  };
+  database?: { cpu_percent: number | null; cpu_ms_per_request: number | null };
+  load_generator: { cpu_percent: number | null };
   counts?: Record<string, number>;
 }
 
@@ -81,6 +88,16 @@ describe(`bench --smoke (${TEST_STORE})`, { timeout: 300_000 }, () => {
       const clientErrors = Object.keys(r.status_codes).filter((c) => c.startsWith('4'));
       assert.deepEqual(clientErrors, [], `${name}: ${JSON.stringify(r.status_codes)}`);
       assert.ok((r.server.rss_max_mb ?? 0) > 0, `${name}: no server memory sampled`);
+      // What each process cost (read from /proc, as the memory is): the service's CPU a request, how often it was
+      // preempted, the load generator's CPU, and a PostgreSQL server's on this machine (this suite's is local).
+      assert.ok((r.server.cpu_ms_per_request ?? -1) >= 0, `${name}: ${JSON.stringify(r.server)}`);
+      assert.ok((r.server.preempted_per_request ?? -1) >= 0, `${name}: ${JSON.stringify(r.server)}`);
+      assert.ok((r.load_generator.cpu_percent ?? -1) >= 0, `${name}: no load generator CPU sampled`);
+      if (TEST_STORE === 'postgres') {
+        assert.ok((r.database?.cpu_ms_per_request ?? -1) >= 0, `${name}: ${JSON.stringify(r.database)}`);
+      } else {
+        assert.equal(r.database, undefined, `${name}: SQLite has no database server`);
+      }
     }
     // The mixed flow arrives at half the send peak, the lower of its two measurements: two requests a flow.
     const mixed = store.scenarios.mixed;
