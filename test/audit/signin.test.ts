@@ -8,6 +8,7 @@ import { OPERATOR } from '../../src/audit/actor.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { auditRows, entriesAddedBy, entriesOf } from '../helpers/audit.js';
 import { dashboardClient, PASSWORD } from '../helpers/dashboard.js';
+import { awayFromSigninWindowEnd } from '../helpers/signin.js';
 
 const SIGNIN = '/dashboard/signin';
 
@@ -110,6 +111,7 @@ describe('audit trail: sign-ins and set-up', () => {
       { email: 'target@example.com', password: PASSWORD, workspaceIds: [ws.id] },
       OPERATOR,
     );
+    await awayFromSigninWindowEnd();
     const failures = await entriesAddedBy(t.services, ws.id, async () => {
       for (let i = 0; i < 5; i++) {
         assert.equal(

@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertCleanFailure, cliSuiteEnv, createWorkspace, jsonOf, TIMESTAMP } from '../helpers/cli-setup.js';
 import { cliJson, runCli, runCliAsync, type ServerProcess, startServer } from '../helpers/process.js';
-import { sessionCookieOf, sessionOpensDashboard, signInOverHttp } from '../helpers/signin.js';
+import {
+  awayFromSigninWindowEnd,
+  sessionCookieOf,
+  sessionOpensDashboard,
+  signInOverHttp,
+} from '../helpers/signin.js';
 
 const PASSWORD = 'a long enough password';
 
@@ -108,6 +113,7 @@ describe('CLI: account list, remove, reset-password', () => {
 
   test('reset-password lifts the sign-in lock of a locked-out operator; --password-stdin sets the password given', async () => {
     const account = create('locked@example.com', ws);
+    await awayFromSigninWindowEnd();
     for (let i = 0; i < 5; i++) await signInOverHttp(server.url, 'locked@example.com', 'wrong password!');
     const locked = await signInOverHttp(server.url, 'locked@example.com', PASSWORD);
     assert.equal(locked.status, 429, 'locked out, even with the right password');

@@ -1,5 +1,7 @@
 // Signing in to a running server's dashboard over real HTTP, as a browser does (the CLI tests of accounts).
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SIGNIN_WINDOW_MS } from '../../src/accounts/signin-limit.js';
 
 /** Signs in through the real sign-in form over HTTP: the CSRF cookie and field, then the session cookie. */
 export async function signInOverHttp(url: string, email: string, password: string): Promise<Response> {
@@ -28,4 +30,15 @@ export async function sessionOpensDashboard(url: string, cookie: string): Promis
   const page = await fetch(`${url}/dashboard`, { headers: { cookie }, redirect: 'manual' });
   await page.arrayBuffer();
   return page.status === 200;
+}
+
+/**
+ * The sign-in limit counts failures in fixed windows of the wall clock (src/accounts/signin-limit.ts): a test that
+ * fails five times on a real clock and then expects the lock must not straddle a window's end, where the count
+ * starts again and the right password signs in. Waits for the next window when this one ends within `marginMs`
+ * (at most that long, in one run of thirty with the default).
+ */
+export async function awayFromSigninWindowEnd(marginMs = 30_000): Promise<void> {
+  const left = SIGNIN_WINDOW_MS - (Date.now() % SIGNIN_WINDOW_MS);
+  if (left < marginMs) await sleep(left + 100);
 }
