@@ -61,7 +61,17 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--json'], {
     // Sends wait for their first hand-over however slow the machine (DELIVERY_WAIT_MS is tested on its own).
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DELIVERY_WAIT_MS: '60000', ...env },
+    // Four PostgreSQL connections a server, as the suite's in-process apps have (helpers/app.ts): the suite runs
+    // several files at once, some with three servers each, and at ten a server they could take all of
+    // PostgreSQL's 100 connections ("too many clients": the sends of a scale-out test answered 503).
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      DELIVERY_WAIT_MS: '60000',
+      DATABASE_POOL_MAX: '4',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
