@@ -124,7 +124,14 @@ export function switchesSampler(pid) {
   };
 }
 
-/** Milliseconds of CPU a request: a process's CPU seconds over the requests made meanwhile. */
-export function msPerRequest(cpuSeconds, requests) {
-  return cpuSeconds === null || !(requests > 0) ? null : round((cpuSeconds * 1000) / requests, 3);
+/** `amount` (a count, or CPU seconds) over the requests made meanwhile; null where either is unknown. */
+function perRequest(amount, requests, digits) {
+  return amount === null || !(requests > 0) ? null : round(amount / requests, digits);
 }
+
+/** Milliseconds of CPU a request: a process's CPU seconds over the requests made meanwhile. */
+export const msPerRequest = (cpuSeconds, requests) =>
+  perRequest(cpuSeconds === null ? null : cpuSeconds * 1000, requests, 3);
+
+/** Times the process was preempted a request (`switchesSampler`'s count over the requests made meanwhile). */
+export const preemptedPerRequest = (switches, requests) => perRequest(switches, requests, 2);

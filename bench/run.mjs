@@ -20,7 +20,13 @@ import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { postgresReachable } from '../scripts/postgres-reachable.mjs';
 import { renderChart } from './chart.mjs';
-import { databaseSampler, msPerRequest, sampler, switchesSampler } from './proc-sampling.mjs';
+import {
+  databaseSampler,
+  msPerRequest,
+  preemptedPerRequest,
+  sampler,
+  switchesSampler,
+} from './proc-sampling.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'phone-verify.js');
@@ -152,7 +158,6 @@ async function driveFor(server, config, duration) {
   // Every request the server answered meanwhile: those counted, and those of a warm-up at the flow's rate.
   const requests = result.requests + (config.warmupSeconds ?? 0) * (result.target_rate ?? 0);
   const serverRead = sample.stop();
-  const preempted = switches.stop();
   const databaseRead = database?.stop();
   return {
     ...result,
@@ -161,7 +166,7 @@ async function driveFor(server, config, duration) {
     server: {
       ...serverRead,
       cpu_ms_per_request: msPerRequest(serverRead.cpu_seconds, requests),
-      preempted_per_request: preempted === null || !(requests > 0) ? null : round(preempted / requests, 2),
+      preempted_per_request: preemptedPerRequest(switches.stop(), requests),
     },
     ...(databaseRead
       ? {
