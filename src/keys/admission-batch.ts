@@ -1,7 +1,7 @@
 // The admissions of concurrent requests, together. Every request of a workspace increments the same counter
 // row. On PostgreSQL one statement per request queued them on that row's lock and on a round trip each; under
 // load the API ran at a fraction of what the database could serve. Here the requests that arrive while a
-// statement is under way wait for the next one, which looks up all their keys and adds each workspace's admitted
+// statement is under way wait for the next one (store/turn-batch.ts), which looks up all their keys and adds each workspace's admitted
 // requests to its counter in one increment. On SQLite the requests of one turn of the event loop are admitted
 // together: each distinct key looked up once and each window counted once (keys/admission.ts `sqliteBatch`),
 // where each request made both statements of its own.
@@ -12,11 +12,7 @@
 // one transaction: it fails or succeeds whole, and each of its requests gets its outcome.
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../store/database.js';
-
-/** Requests in one batch at most (PostgreSQL's arrays are parameters: no SQL grows with the batch). */
-const MAX_BATCH = 256;
-/** Statements under way at once per database: one fills while another runs, and the pool keeps room for the rest. */
-const MAX_IN_FLIGHT = 2;
+import type { RunBatch } from '../store/turn-batch.js';
 
 // `admits` is keys/admission.ts's keyAdmits in SQL. The insert's rows are ordered by their key, so two batches
 // that both count several workspaces take the rows' locks in the same order (no deadlock between processes).
@@ -87,12 +83,6 @@ export const postgresBatch: BatchRunner = async (db, batch) => {
   return (await db.executeQuery<BatchRow>(query)).rows;
 };
 
-interface Pending {
-  inputs: AdmissionInputs;
-  resolve: (row: Counted | undefined) => void;
-  reject: (err: unknown) => void;
-}
-
 /** The counter row a batch's row is counted in: its workspace's window. */
 export const windowOf = (row: Pick<BatchRow, 'workspace_id' | 'req_window'>): string =>
   `${row.workspace_id} ${row.req_window}`;
@@ -122,67 +112,14 @@ function assignCounts(rows: readonly BatchRow[]): Map<number, Counted> {
   return byOrdinal;
 }
 
-function createBatcher(db: Db, runBatch: BatchRunner) {
-  let queue: Pending[] = [];
-  let inFlight = 0;
-  let scheduled = false;
-
-  async function run(batch: Pending[]): Promise<void> {
-    try {
-      const rows = await runBatch(
-        db,
-        batch.map((b) => b.inputs),
-      );
-      const byOrdinal = assignCounts(rows);
-      // Ordinals count from 1 (WITH ORDINALITY); a key that matched nothing has no row.
-      for (const [i, b] of batch.entries()) b.resolve(byOrdinal.get(i + 1));
-    } catch (err) {
-      for (const b of batch) b.reject(err);
-    }
-  }
-
-  function flush(): void {
-    scheduled = false;
-    while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
-      const batch = queue.length <= MAX_BATCH ? queue : queue.slice(0, MAX_BATCH);
-      queue = queue.length <= MAX_BATCH ? [] : queue.slice(MAX_BATCH);
-      inFlight++;
-      void run(batch).finally(() => {
-        inFlight--;
-        schedule();
-      });
-    }
-  }
-
-  function schedule(): void {
-    if (scheduled || inFlight >= MAX_IN_FLIGHT || queue.length === 0) return;
-    scheduled = true;
-    // The rest of this turn's requests join the batch first.
-    setImmediate(flush);
-  }
-
-  return (inputs: AdmissionInputs): Promise<Counted | undefined> =>
-    new Promise((resolve, reject) => {
-      queue.push({ inputs, resolve, reject });
-      schedule();
-    });
-}
-
-const batchers = new WeakMap<Db, (inputs: AdmissionInputs) => Promise<Counted | undefined>>();
-
 /**
- * Admits through the batch of `db` (never a transaction), run by `runBatch` (one runner per database): the key's
- * row of type `K` (its columns are the runner's; the caller names their type) with the request's count.
+ * The batch run by `runBatch` (one runner per store), for store/turn-batch.ts: each request's key row (of type
+ * `K`: its columns are the runner's, the caller names their type) with its count, or undefined for an unknown key.
  */
-export function admitInBatch<K>(
-  db: Db,
-  inputs: AdmissionInputs,
-  runBatch: BatchRunner,
-): Promise<(K & { request_count: number | null }) | undefined> {
-  let admit = batchers.get(db);
-  if (!admit) {
-    admit = createBatcher(db, runBatch);
-    batchers.set(db, admit);
-  }
-  return admit(inputs) as Promise<(K & { request_count: number | null }) | undefined>;
+export function countedBatch<K>(runBatch: BatchRunner): RunBatch<AdmissionInputs, (K & Counted) | undefined> {
+  return async (db, batch) => {
+    const byOrdinal = assignCounts(await runBatch(db, batch));
+    // Ordinals count from 1 (WITH ORDINALITY); a key that matched nothing has no row.
+    return batch.map((_, i) => byOrdinal.get(i + 1) as (K & Counted) | undefined);
+  };
 }

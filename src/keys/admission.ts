@@ -15,11 +15,12 @@ import { countRequests } from '../limits/request-limit.js';
 import type { Db } from '../store/database.js';
 import { dialectOf, prepared } from '../store/prepared.js';
 import type { Database } from '../store/tables.js';
+import { turnBatched } from '../store/turn-batch.js';
 import {
   type AdmissionInputs,
-  admitInBatch,
   type BatchRow,
   type BatchRunner,
+  countedBatch,
   postgresBatch,
   windowOf,
 } from './admission-batch.js';
@@ -105,7 +106,10 @@ const sqliteBatch: BatchRunner = async (db, batch) => {
   return rows;
 };
 
+const admitOnPostgres = turnBatched(countedBatch<KeyLookupRow>(postgresBatch));
+const admitOnSqlite = turnBatched(countedBatch<KeyLookupRow>(sqliteBatch));
+
 /** The key of `keyHash` with its request counted when it admits one; undefined for an unknown key. */
 export function admit(db: Db, p: AdmissionInputs): Promise<AdmissionRow | undefined> {
-  return admitInBatch<KeyLookupRow>(db, p, dialectOf(db) === 'postgres' ? postgresBatch : sqliteBatch);
+  return (dialectOf(db) === 'postgres' ? admitOnPostgres : admitOnSqlite)(db, p);
 }

@@ -6,6 +6,7 @@ import { withLockedBatch } from '../store/locked-batch.js';
 import { stillPending } from '../store/plan-order.js';
 import { prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, VerificationsTable } from '../store/tables.js';
+import { readByKey, readsInTurn } from '../store/turn-batch.js';
 import type { Mode } from '../vocabulary/modes.js';
 import type { Status } from '../vocabulary/statuses.js';
 
@@ -24,13 +25,27 @@ const byId = prepared((db, p: { workspaceId: string; id: string; mode: Mode }) =
     .where('mode', '=', p.mode),
 );
 
+/**
+ * PostgreSQL: the verifications of a turn's reads by id (a check's, a get's, a cancel's), in one statement where
+ * each was a statement and a round trip of its own (store/turn-batch.ts). Each costs the serving process its
+ * message, its answer and their parsing; SQLite has no round trip to share, and keeps a statement a read.
+ */
+const byIds = prepared((db, p: { keys: string[] }) =>
+  db.selectFrom('verifications').selectAll().where(sql<boolean>`id = any(${p.keys}::text[])`),
+);
+const readInTurn = readByKey(byIds, (row) => row.id);
+
 export async function findVerification(
   db: Db,
   workspaceId: string,
   id: string,
   mode: Mode,
 ): Promise<VerificationRow | undefined> {
-  return (await byId(db, { workspaceId, id, mode })).rows[0];
+  if (!readsInTurn(db)) return (await byId(db, { workspaceId, id, mode })).rows[0];
+  // The turn's statement looks its ids up by the primary key alone: the workspace and the mode are checked here, on
+  // the row, as `byId` checks them in SQL.
+  const [row] = await readInTurn(db, id);
+  return row?.workspace_id === workspaceId && row.mode === mode ? row : undefined;
 }
 
 /** The dashboard's read (it shows either mode, and says which): no mode in the condition. */
