@@ -94,9 +94,10 @@ const sqliteBatch: BatchRunner = async (db, batch) => {
     };
     rows.push(row);
     if (!row.admits) continue;
-    const admitted = windows.get(windowOf(row));
+    const window = windowOf(row);
+    const admitted = windows.get(window);
     if (admitted) admitted.push(row);
-    else windows.set(windowOf(row), [row]);
+    else windows.set(window, [row]);
   }
   for (const admitted of windows.values()) {
     const { workspace_id: workspaceId, req_window: windowStart } = admitted[0] as BatchRow;
