@@ -41,12 +41,12 @@ export interface TestStoreHandle {
 }
 
 /** A migrated store of its own, or the one belonging to a given directory (shared with other apps). */
-export async function openTestStore(dir?: string): Promise<TestStoreHandle> {
+export async function openTestStore(dir?: string, poolMax = 4): Promise<TestStoreHandle> {
   const own = dir === undefined;
   const where = dir ?? mkdtempSync(join(tmpdir(), 'pv-test-'));
   const databaseUrl = databaseUrlFor(where);
   await ensureDatabase(where);
-  const store = await openStore({ url: databaseUrl, dataDir: where, poolMax: 4 });
+  const store = await openStore({ url: databaseUrl, dataDir: where, poolMax });
   return {
     store,
     dir: where,
@@ -92,9 +92,11 @@ export async function createTestApp(
     webhooks?: WebhookOptions;
     /** Hash passwords as the service does by default (OWASP's parameters), not at the suite's lower cost. */
     servicePasswordCost?: boolean;
+    /** DATABASE_POOL_MAX: PostgreSQL connections (default 4; SQLite has one). */
+    poolMax?: number;
   } = {},
 ): Promise<TestApp> {
-  const handle = await openTestStore(options.dir);
+  const handle = await openTestStore(options.dir, options.poolMax);
   const { store, dir, databaseUrl } = handle;
   const services = createServices({
     store,

@@ -4,12 +4,22 @@
 // each other's and unknown ids, several times each: every key gets its own verification and, for every other id,
 // exactly the 404 of an unknown id. Concurrent checks of many verifications of two workspaces, correct and wrong
 // mixed, each judge their own. Concurrent sends of two workspaces each go from their own workspace's number, in
-// its country. On PostgreSQL a burst of reads is a few statements, not one a read.
+// its country. On PostgreSQL a burst of reads is a few statements, not one a read; and with a pool of one
+// connection, the shared reads and the transactions take turns on it, and a burst of every kind all answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { OPERATOR } from '../../src/audit/actor.js';
 import type { Check, Problem, Verification } from '../helpers/api-types.js';
-import { type Client, client, codeFor, json, seedWorkspace, type TestApp } from '../helpers/app.js';
+import {
+  type Client,
+  client,
+  codeFor,
+  createTestApp,
+  json,
+  seedWorkspace,
+  type TestApp,
+} from '../helpers/app.js';
+import { fakeClock } from '../helpers/clock.js';
 import { TEST_STORE } from '../helpers/database.js';
 import { clockedApp, sendOk, wrongCode } from '../helpers/verification.js';
 
@@ -161,5 +171,37 @@ describe('reads shared by concurrent requests', () => {
     });
     if (TEST_STORE === 'postgres') assert.ok(statements <= 12, `statements for 60 gets: ${statements}`);
     else assert.ok(statements >= 60, `statements for 60 gets: ${statements}`);
+  });
+});
+
+describe('reads shared by concurrent requests, on a pool of one PostgreSQL connection', () => {
+  let t: TestApp;
+  let api: Client;
+
+  before(async () => {
+    t = await createTestApp({ clock: fakeClock(), poolMax: 1 });
+    api = client(t.app, (await seedWorkspace(t.services, { name: 'Initech' })).key);
+  });
+  after(() => t.close());
+
+  test('40 concurrent sends, then a check and a get of each at once: every one answers', async () => {
+    const phones = Array.from({ length: 40 }, (_, i) => `+614123470${String(i).padStart(2, '0')}`);
+    const sent = await Promise.all(phones.map((phone) => sendOk(api, { phone })));
+    const codes = await Promise.all(phones.map((phone) => codeFor(t.services, phone)));
+    const replies = await Promise.all(
+      sent.flatMap((v, i) => [
+        api.check({
+          verification_id: v.id,
+          code: i % 2 === 0 ? (codes[i] ?? '') : wrongCode(codes[i] ?? ''),
+        }),
+        api.get(v.id),
+      ]),
+    );
+    assert.deepEqual([...new Set(replies.map((r) => r.statusCode))], [200]);
+    const checks = replies.filter((_, i) => i % 2 === 0).map((r) => json<Check>(r));
+    assert.deepEqual(
+      checks.map((c) => c.verified),
+      sent.map((_, i) => i % 2 === 0),
+    );
   });
 });
