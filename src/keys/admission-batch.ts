@@ -1,10 +1,10 @@
 // The admissions of concurrent requests, together. Every request of a workspace increments the same counter
 // row. On PostgreSQL one statement per request queued them on that row's lock and on a round trip each; under
 // load the API ran at a fraction of what the database could serve. Here the requests that arrive while a
-// statement is under way wait for the next one (store/turn-batch.ts), which looks up all their keys and adds each workspace's admitted
-// requests to its counter in one increment. On SQLite the requests of one turn of the event loop are admitted
-// together: each distinct key looked up once and each window counted once (keys/admission.ts `sqliteBatch`),
-// where each request made both statements of its own.
+// statement is under way wait for the next one (store/turn-batch.ts), which looks up all their keys and adds each
+// workspace's admitted requests to its counter in one increment. On SQLite the requests of one turn of the event
+// loop are admitted together: each distinct key looked up once and each window counted once (keys/admission.ts
+// `sqliteBatch`), where each request made both statements of its own.
 //
 // The count stays exact: an increment by n reserves the n counts after the row's previous total, and each
 // admitted request of the batch takes one of them in arrival order, exactly as n increments of one would have

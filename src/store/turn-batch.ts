@@ -1,7 +1,8 @@
 // Statements of concurrent requests, together. Where many requests make the same statement with their own values
-// (the admission of their keys, the read of their verification), each one's round trip and each statement's fixed
-// cost in both processes are most of its cost. Here the requests that arrive while a batch is under way wait for
-// the next one, and those of one turn of the event loop start the first: one statement answers them all.
+// (the admission of their keys, the read of their verification or of their workspace's senders), each one's round
+// trip and each statement's fixed cost in both processes are most of its cost. Here the requests that arrive while
+// a batch is under way wait for the next one, and those of one turn of the event loop start the first: one
+// statement answers them all.
 //
 // A caller waits at most one turn of the event loop (setImmediate) more than alone, or for one batch under way
 // to finish. A batch fails or succeeds whole, and each of its callers gets its outcome.
@@ -70,8 +71,8 @@ function createBatcher<I, O>(db: Db, runBatch: RunBatch<I, O>): (input: I) => Pr
 }
 
 /**
- * `runBatch` made per caller: each database (never a transaction: a batch is shared by strangers) keeps a queue of
- * its own, and each call resolves to its input's answer.
+ * `runBatch`, shared by the concurrent callers of one database: each database (never a transaction, which a batch
+ * would share with strangers) keeps a queue of its own, and each call resolves to its own input's answer.
  */
 export function turnBatched<I, O>(runBatch: RunBatch<I, O>): (db: Db, input: I) => Promise<O> {
   const batchers = new WeakMap<Db, (input: I) => Promise<O>>();
