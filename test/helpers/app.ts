@@ -194,6 +194,20 @@ export async function codeFor(services: Services, phone: string): Promise<string
   return digits;
 }
 
+/** How many statements the app's store runs while `work` runs (its query observer). */
+export async function statementsOf(t: TestApp, work: () => Promise<void>): Promise<number> {
+  let statements = 0;
+  t.store.observeQueries(() => {
+    statements++;
+  });
+  try {
+    await work();
+  } finally {
+    t.store.observeQueries(() => {});
+  }
+  return statements;
+}
+
 export function json<T = Record<string, unknown>>(res: LightMyRequestResponse): T {
   return res.json() as T;
 }

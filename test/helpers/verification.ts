@@ -8,10 +8,12 @@ import type { Check, Problem, Verification } from './api-types.js';
 import { type Client, client, codeFor, createTestApp, json, seedWorkspace, type TestApp } from './app.js';
 import { type FakeClock, fakeClock } from './clock.js';
 
-/** A test app on a fake clock (no workspace yet). */
-export async function clockedApp(): Promise<{ t: TestApp; clock: FakeClock }> {
+/** A test app on a fake clock (no workspace yet), with createTestApp's other options. */
+export async function clockedApp(
+  options: Omit<Parameters<typeof createTestApp>[0], 'clock'> = {},
+): Promise<{ t: TestApp; clock: FakeClock }> {
   const clock = fakeClock();
-  return { t: await createTestApp({ clock }), clock };
+  return { t: await createTestApp({ ...options, clock }), clock };
 }
 
 /** A test app on a fake clock, with one workspace ("Acme", one AU mobile) and a client for its otp key. */

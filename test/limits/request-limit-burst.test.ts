@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { OPERATOR } from '../../src/audit/actor.js';
-import { client, seedWorkspace, type TestApp } from '../helpers/app.js';
+import { client, seedWorkspace, statementsOf, type TestApp } from '../helpers/app.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { clockedApp } from '../helpers/verification.js';
 
@@ -65,16 +65,10 @@ describe('request limit under a burst of concurrent requests', () => {
     const api = client(t.app, ws.key);
     // The key's first use records last_used_at (a write of its own, once in a while); the burst comes after it.
     assert.equal((await api.ping()).statusCode, 200);
-    let statements = 0;
-    t.store.observeQueries(() => {
-      statements++;
-    });
-    try {
+    const statements = await statementsOf(t, async () => {
       const replies = await Promise.all(Array.from({ length: 120 }, () => api.ping()));
       assert.deepEqual([...new Set(replies.map((r) => r.statusCode))], [200]);
-    } finally {
-      t.store.observeQueries(() => {});
-    }
+    });
     assert.ok(statements > 0, 'the admissions ran statements');
     // One look-up and one count a request would be 240.
     assert.ok(statements <= 12, `statements for 120 pings: ${statements}`);

@@ -14,12 +14,11 @@ import {
   type Client,
   client,
   codeFor,
-  createTestApp,
   json,
   seedWorkspace,
+  statementsOf,
   type TestApp,
 } from '../helpers/app.js';
-import { fakeClock } from '../helpers/clock.js';
 import { TEST_STORE } from '../helpers/database.js';
 import { clockedApp, sendOk, wrongCode } from '../helpers/verification.js';
 
@@ -46,20 +45,6 @@ async function workspaceKeys(
   live.own.push(await sendOk(live.api, { phone: phones.live }));
   test.own.push(await sendOk(test.api, { phone: phones.test }));
   return [live, test];
-}
-
-/** Counts the statements `work` makes (the store's query observer). */
-async function statementsOf(t: TestApp, work: () => Promise<void>): Promise<number> {
-  let statements = 0;
-  t.store.observeQueries(() => {
-    statements++;
-  });
-  try {
-    await work();
-  } finally {
-    t.store.observeQueries(() => {});
-  }
-  return statements;
 }
 
 const ACME_NUMBER = '+61491570156';
@@ -179,7 +164,7 @@ describe('reads shared by concurrent requests, on a pool of one PostgreSQL conne
   let api: Client;
 
   before(async () => {
-    t = await createTestApp({ clock: fakeClock(), poolMax: 1 });
+    ({ t } = await clockedApp({ poolMax: 1 }));
     api = client(t.app, (await seedWorkspace(t.services, { name: 'Initech' })).key);
   });
   after(() => t.close());
