@@ -16,7 +16,6 @@
 // database's one write lock; on PostgreSQL the check first takes the number's advisory lock, held to its commit
 // (a lock in memory: no row to write or to prune), and only then, in its next statement, reads the count.
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { sortedBy } from '../store/plan-order.js';
@@ -69,12 +68,8 @@ const ceilingFailure = prepared((db, p: CeilingInputs) => ceilingFailureQuery(db
 
 const insertFailure = preparedInsert('guess_failures');
 
-const lockNumber = prepared((db, p: { key: string }) =>
-  db.selectNoFrom(sql<void>`pg_advisory_xact_lock(cast(${p.key} as bigint))`.as('locked')),
-);
-
 /** The number's advisory lock key: 64 bits of a hash (two numbers that share one merely wait for each other). */
-function lockKey(workspaceId: string, phone: string): string {
+export function numberLockKey(workspaceId: string, phone: string): string {
   return createHash('sha256').update(`${workspaceId}\n${phone}`).digest().readBigInt64BE(0).toString();
 }
 
@@ -123,17 +118,6 @@ export async function enforceGuessCeiling(
 export async function ceilingAt(db: Db, p: CeilingInputs): Promise<number | null> {
   const [oldest] = (await ceilingFailure(db, p)).rows;
   return oldest ? oldest.at : null;
-}
-
-/**
- * PostgreSQL, in a check's transaction: the number's advisory lock, held to the commit (no other check of the number
- * is judged meanwhile), sent ahead: the statement that reads the ceiling follows it in the same round trip.
- */
-export async function lockNumberAhead(
-  tx: Db,
-  p: Pick<CeilingInputs, 'workspaceId' | 'phone'>,
-): Promise<void> {
-  await lockNumber.ahead(tx, { key: lockKey(p.workspaceId, p.phone) });
 }
 
 /** A wrong code judged (its attempt spent), in the transaction that held the ceiling: one failure more. */

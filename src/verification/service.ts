@@ -8,7 +8,12 @@ import { AppError, invalidField } from '../errors.js';
 import { type FraudGuard, refusalError } from '../fraud/guard.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
-import { ceilingInputs, ceilingRefusal, enforceGuessCeiling } from '../limits/guess-ceiling.js';
+import {
+  ceilingInputs,
+  ceilingRefusal,
+  enforceGuessCeiling,
+  type GuessPolicy,
+} from '../limits/guess-ceiling.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/outcomes.js';
 import { nextTurn } from '../next-turn.js';
@@ -25,6 +30,7 @@ import { parseDestination, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
 import { testNumberCode } from '../workspaces/test-numbers.js';
+import { type BatchedOutcome, createAttemptBatch, judgesInTurn } from './attempt-batch.js';
 import { recordAttempt } from './attempt-record.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { takeNumber } from './number-state.js';
@@ -151,6 +157,41 @@ export function createVerificationService(deps: VerificationDeps) {
       `At most ${ws.send_limit} codes may be sent to one number in ${ws.send_window_seconds / 60} minutes.`,
       { retry_after: retryAfter },
     );
+  }
+
+  const judgeInTurn = createAttemptBatch({ clock, timeline });
+
+  /**
+   * A check's judgement in a transaction of its own: the ceiling held, the attempt, its failure counted and its
+   * timeline events commit together, with the webhook event of a verification it verified or failed (`emitting`).
+   * One commit a check (on PostgreSQL one round trip, with BEGIN and COMMIT). A refused check (429) spends nothing.
+   */
+  async function judgeAlone(
+    pending: repo.VerificationRow,
+    correct: boolean,
+    ceiling: GuessPolicy | undefined,
+    emitting: boolean,
+  ): Promise<BatchedOutcome> {
+    let now = 0;
+    const judged = await db.transaction().execute(async (tx) => {
+      // Read once the transaction runs: no code is accepted at or after expires_at, however long it waited.
+      now = clock.now();
+      const attempt = await recordAttempt(tx, timeline, {
+        row: pending,
+        now,
+        correct,
+        countFailure: !correct && ceiling !== undefined,
+        ceiling: ceiling && ceilingInputs(ceiling, pending.phone, now),
+      });
+      // Its outcome is left to the commit (which goes in the same round trip) unless a webhook event must
+      // commit with the change of state it reports.
+      if (!emitting) return attempt;
+      const { spent } = await attempt.outcome;
+      if (spent?.status === 'verified') await emit(tx, 'verification.verified', spent);
+      if (spent?.status === 'failed') await emit(tx, 'verification.failed', spent);
+      return attempt;
+    });
+    return { now, ...(await judged.outcome) };
   }
 
   const service = {
@@ -347,31 +388,14 @@ export function createVerificationService(deps: VerificationDeps) {
       const ws = principal.workspace;
       if (row.status === 'pending') {
         const pending = row;
-        // The ceiling held, the attempt, its failure counted and its timeline events commit together: one commit a
-        // check (on PostgreSQL one round trip, with BEGIN and COMMIT). A refused check (429) spends nothing.
-        let now = 0;
-        const judged = await db.transaction().execute(async (tx) => {
-          // Read once the transaction runs: no code is accepted at or after expires_at, however long it waited.
-          now = clock.now();
-          // Compared in constant time whatever the ceiling says: a refusal tells nothing of the code.
-          const correct = codeMatches(codeKeys, pending.id, code, pending.code_hash);
-          const attempt = await recordAttempt(tx, timeline, {
-            row: pending,
-            now,
-            correct,
-            countFailure: !correct && live,
-            // The number's failed-guess ceiling is live only: a test suite's wrong codes never lock a real number.
-            ceiling: live ? ceilingInputs(ws, pending.phone, now) : undefined,
-          });
-          // Its outcome is left to the commit (which goes in the same round trip) unless a webhook event must
-          // commit with the change of state it reports.
-          if (!emitting) return attempt;
-          const { spent } = await attempt.outcome;
-          if (spent?.status === 'verified') await emit(tx, 'verification.verified', spent);
-          if (spent?.status === 'failed') await emit(tx, 'verification.failed', spent);
-          return attempt;
-        });
-        const { ceilingAt, spent } = await judged.outcome;
+        // Compared in constant time whatever the ceiling says: a refusal tells nothing of the code.
+        const correct = codeMatches(codeKeys, pending.id, code, pending.code_hash);
+        // The number's failed-guess ceiling is live only: a test suite's wrong codes never lock a real number.
+        const ceiling = live ? ws : undefined;
+        const { now, ceilingAt, spent } =
+          !emitting && judgesInTurn(db)
+            ? await judgeInTurn(db, { row: pending, correct, ceiling })
+            : await judgeAlone(pending, correct, ceiling, emitting);
         if (ceilingAt !== null) throw ceilingRefusal(ws, ceilingAt, now);
         if (spent) return presentCheck(spent);
         // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.

@@ -9,7 +9,7 @@ import { OPERATOR } from '../../src/audit/actor.js';
 import type { Db } from '../../src/store/database.js';
 import { stillPending } from '../../src/store/plan-order.js';
 import { createStatistics } from '../../src/store/statistics.js';
-import { ATTEMPT_SQL } from '../../src/verification/attempt-record.js';
+import { ATTEMPTS_SQL } from '../../src/verification/attempt-statement.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_STORE } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
@@ -101,7 +101,7 @@ describe('table statistics', () => {
     assert.doesNotMatch(plan, /verifications_workspace_created|verifications_created/, plan);
   });
 
-  test('PostgreSQL: a check’s attempt finds its verification by id, even where statistics say no code is pending', async (c) => {
+  test('PostgreSQL: a check’s attempts find their verifications by id, even where statistics say no code is pending', async (c) => {
     if (TEST_STORE !== 'postgres') return c.skip('SQLite plans by its own rules');
     // Statistics taken when every row was finished (a large import, say), then pending codes arrive: fewer than
     // the changes that would bring the next ANALYZE. The partial index of pending codes then looks empty.
@@ -117,17 +117,19 @@ describe('table statistics', () => {
     await insertRows(db, rows(0, 2000, 'expired'));
     await sql`analyze verifications`.execute(db);
     await insertRows(db, rows(5000, 150, 'pending'));
+    // The statement of one check and of a turn's (src/verification/attempt-statement.ts), for two here.
     const plan = await db.connection().execute(async (conn) => {
       await sql`set plan_cache_mode = force_generic_plan`.execute(conn);
-      await sql.raw(`prepare attempt_probe as ${ATTEMPT_SQL.wrong}`).execute(conn);
+      await sql.raw(`prepare attempts_probe as ${ATTEMPTS_SQL}`).execute(conn);
       try {
-        const { rows: lines } = await sql<{ 'QUERY PLAN': string }>`explain execute attempt_probe(
-          'ver_x', ${sql.lit(now)}, true, 'evt_a', 1, 'evt_b', 2, true, ${sql.lit(WS)}, '+61413000001', 0, 4)`.execute(
+        const { rows: lines } = await sql<{ 'QUERY PLAN': string }>`explain execute attempts_probe(
+          '{ver_x,ver_y}', '{f,t}', '{t,f}', '{evt_a,evt_c}', '{1,3}', '{evt_b,evt_d}', '{2,4}',
+          ${sql.lit(`{${WS},${WS}}`)}, '{+61413000001,+61413000002}', '{0,0}', '{4,4}', ${sql.lit(now)})`.execute(
           conn,
         );
         return lines.map((r) => r['QUERY PLAN']).join('\n');
       } finally {
-        await sql`deallocate attempt_probe`.execute(conn);
+        await sql`deallocate attempts_probe`.execute(conn);
         await sql`reset plan_cache_mode`.execute(conn);
       }
     });
