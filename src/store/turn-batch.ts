@@ -88,10 +88,11 @@ export function turnBatched<I, O>(runBatch: RunBatch<I, O>): (db: Db, input: I) 
 }
 
 /**
- * Whether reads on `db` go through a turn's batch (`readByKey`): on PostgreSQL outside a transaction. SQLite has no
- * round trip to share (a statement runs at once on the serving thread), and a transaction's reads are its own.
+ * Whether statements on `db` go through a turn's batch (`readByKey`, a check's judgement): on PostgreSQL outside a
+ * transaction. SQLite has no round trip to share (a statement runs at once on the serving thread), and a
+ * transaction's statements are its own.
  */
-export const readsInTurn = (db: Db): boolean => !db.isTransaction && dialectOf(db) === 'postgres';
+export const batchesInTurn = (db: Db): boolean => !db.isTransaction && dialectOf(db) === 'postgres';
 
 /**
  * A read by one key through a turn's batch: `read` is one statement for a batch's distinct keys (`= any($1)` on

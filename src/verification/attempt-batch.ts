@@ -12,23 +12,10 @@
 // Only where nothing else must commit with the attempt (no webhook event: the workspace has no endpoints), and
 // never on SQLite, where a statement is a call into this process and there is no round trip to share.
 import type { Clock } from '../clock.js';
-import { ceilingInputs, type GuessPolicy, numberLockKey } from '../limits/guess-ceiling.js';
 import type { Db } from '../store/database.js';
-import { dialectOf } from '../store/prepared.js';
 import { turnBatched } from '../store/turn-batch.js';
 import type { Timeline } from '../timeline/timeline.js';
-import { type AttemptOutcome, sendAttempts } from './attempt-statement.js';
-import type { VerificationRow } from './repository.js';
-
-/** One check to judge. */
-export interface AttemptInput {
-  /** The pending verification as the check read it. */
-  row: VerificationRow;
-  /** Whether the code typed matches (compared before, in constant time). */
-  correct: boolean;
-  /** The workspace's failed-guess ceiling, live only; a wrong code then counts against it. */
-  ceiling: GuessPolicy | undefined;
-}
+import { type AttemptInput, type AttemptOutcome, judgementAt, sendAttempts } from './attempt-statement.js';
 
 /** What the check came to, and the time it was judged at. */
 export interface BatchedOutcome extends AttemptOutcome {
@@ -39,7 +26,7 @@ export interface BatchedOutcome extends AttemptOutcome {
 function rounds(batch: readonly AttemptInput[]): AttemptInput[][] {
   const out: { numbers: Set<string>; inputs: AttemptInput[] }[] = [];
   for (const input of batch) {
-    const number = numberLockKey(input.row.workspace_id, input.row.phone);
+    const number = `${input.row.workspace_id}\n${input.row.phone}`;
     let round = out.find((r) => !r.numbers.has(number));
     if (!round) {
       round = { numbers: new Set(), inputs: [] };
@@ -58,18 +45,10 @@ async function judgeRound(
   now: number,
   timeline: Timeline,
 ): Promise<AttemptOutcome[]> {
-  const judgements = round.map(({ row, correct, ceiling }) => ({
-    row,
-    correct,
-    countFailure: !correct && ceiling !== undefined,
-    ceiling: ceiling && ceilingInputs(ceiling, row.phone, now),
-  }));
+  const judgements = round.map((input) => judgementAt(input, now));
   const { outcomes } = await db.transaction().execute((tx) => sendAttempts(tx, judgements, now, timeline));
   return outcomes;
 }
-
-/** Whether a check on `db` is judged in a turn's batch: PostgreSQL, outside a transaction. */
-export const judgesInTurn = (db: Db): boolean => !db.isTransaction && dialectOf(db) === 'postgres';
 
 /** The batch of one service (its clock reads each round's time; its timeline names the events). */
 export function createAttemptBatch(deps: { clock: Clock; timeline: Timeline }) {

@@ -4,11 +4,11 @@
 // events. SQLite: a statement each (each a call into the same process). PostgreSQL: attempt-statement.ts, the
 // number's lock and one statement, sent ahead with BEGIN and COMMIT in one round trip; a check with no webhook event
 // to commit with its attempt is judged with its turn's others instead (attempt-batch.ts).
-import { type CeilingInputs, ceilingAt, countGuessFailure } from '../limits/guess-ceiling.js';
+import { ceilingAt, countGuessFailure } from '../limits/guess-ceiling.js';
 import type { Db } from '../store/database.js';
 import { dialectOf } from '../store/prepared.js';
 import type { Timeline } from '../timeline/timeline.js';
-import { type AttemptOutcome, sendAttempts } from './attempt-statement.js';
+import { type AttemptOutcome, type Judgement, sendAttempts } from './attempt-statement.js';
 import * as repo from './repository.js';
 import { attemptEvents } from './timeline-events.js';
 
@@ -24,13 +24,7 @@ import { attemptEvents } from './timeline-events.js';
 export async function recordAttempt(
   tx: Db,
   timeline: Timeline,
-  p: {
-    row: repo.VerificationRow;
-    now: number;
-    correct: boolean;
-    countFailure: boolean;
-    ceiling: CeilingInputs | undefined;
-  },
+  p: Judgement & { now: number },
 ): Promise<{ outcome: Promise<AttemptOutcome> }> {
   const { row, now, correct, countFailure, ceiling } = p;
   if (dialectOf(tx) === 'postgres') {

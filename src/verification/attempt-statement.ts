@@ -11,14 +11,29 @@
 // One statement reads one snapshot: two checks of one number must not share it (the second must read the first's
 // failure). Callers give each number once.
 import { CompiledQuery } from 'kysely';
-import { type CeilingInputs, numberLockKey } from '../limits/guess-ceiling.js';
+import {
+  type CeilingInputs,
+  ceilingInputs,
+  type GuessPolicy,
+  numberLockKey,
+} from '../limits/guess-ceiling.js';
 import type { Db } from '../store/database.js';
 import { STILL_PENDING_SQL } from '../store/plan-order.js';
 import { sendAhead } from '../store/postgres-pipeline.js';
 import type { Timeline } from '../timeline/timeline.js';
 import type { VerificationRow } from './repository.js';
 
-/** One check's attempt to judge. */
+/** A check to judge, as the request knows it. */
+export interface AttemptInput {
+  /** The pending verification as the check read it. */
+  row: VerificationRow;
+  /** Whether the code typed matches (compared before, in constant time). */
+  correct: boolean;
+  /** The workspace's failed-guess ceiling, live only; a wrong code then counts against it. */
+  ceiling: GuessPolicy | undefined;
+}
+
+/** One check's attempt to judge at `now`. */
 export interface Judgement {
   /** The pending verification as the check read it. */
   row: VerificationRow;
@@ -28,6 +43,16 @@ export interface Judgement {
   countFailure: boolean;
   /** The number's failed-guess ceiling; none (test mode): never refused. */
   ceiling: CeilingInputs | undefined;
+}
+
+/** `input`'s judgement at `now`: its number's ceiling as of then, and whether a wrong code counts against it. */
+export function judgementAt({ row, correct, ceiling }: AttemptInput, now: number): Judgement {
+  return {
+    row,
+    correct,
+    countFailure: !correct && ceiling !== undefined,
+    ceiling: ceiling && ceilingInputs(ceiling, row.phone, now),
+  };
 }
 
 /** What a judged attempt came to. */

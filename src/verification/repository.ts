@@ -6,7 +6,7 @@ import { withLockedBatch } from '../store/locked-batch.js';
 import { stillPending } from '../store/plan-order.js';
 import { prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, VerificationsTable } from '../store/tables.js';
-import { readByKey, readsInTurn } from '../store/turn-batch.js';
+import { batchesInTurn, readByKey } from '../store/turn-batch.js';
 import type { Mode } from '../vocabulary/modes.js';
 import type { Status } from '../vocabulary/statuses.js';
 
@@ -41,7 +41,7 @@ export async function findVerification(
   id: string,
   mode: Mode,
 ): Promise<VerificationRow | undefined> {
-  if (!readsInTurn(db)) return (await byId(db, { workspaceId, id, mode })).rows[0];
+  if (!batchesInTurn(db)) return (await byId(db, { workspaceId, id, mode })).rows[0];
   // The turn's statement looks its ids up by the primary key alone: the workspace and the mode are checked here, on
   // the row, as `byId` checks them in SQL.
   const [row] = await readInTurn(db, id);

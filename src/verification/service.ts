@@ -8,18 +8,14 @@ import { AppError, invalidField } from '../errors.js';
 import { type FraudGuard, refusalError } from '../fraud/guard.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
-import {
-  ceilingInputs,
-  ceilingRefusal,
-  enforceGuessCeiling,
-  type GuessPolicy,
-} from '../limits/guess-ceiling.js';
+import { ceilingInputs, ceilingRefusal, enforceGuessCeiling } from '../limits/guess-ceiling.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/outcomes.js';
 import { nextTurn } from '../next-turn.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
 import { holdInserts } from '../store/prepared.js';
+import { batchesInTurn } from '../store/turn-batch.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
 import type { Mode } from '../vocabulary/modes.js';
 import type { EmitEvent } from '../webhooks/emit.js';
@@ -30,8 +26,9 @@ import { parseDestination, parsePhone } from '../workspaces/phone-number.js';
 import { listNumbers, listSenders } from '../workspaces/repository.js';
 import { allowedCountriesOf } from '../workspaces/service.js';
 import { testNumberCode } from '../workspaces/test-numbers.js';
-import { type BatchedOutcome, createAttemptBatch, judgesInTurn } from './attempt-batch.js';
+import { type BatchedOutcome, createAttemptBatch } from './attempt-batch.js';
 import { recordAttempt } from './attempt-record.js';
+import { type AttemptInput, judgementAt } from './attempt-statement.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
 import { takeNumber } from './number-state.js';
 import { presentCheck, presentVerification } from './present.js';
@@ -166,23 +163,12 @@ export function createVerificationService(deps: VerificationDeps) {
    * timeline events commit together, with the webhook event of a verification it verified or failed (`emitting`).
    * One commit a check (on PostgreSQL one round trip, with BEGIN and COMMIT). A refused check (429) spends nothing.
    */
-  async function judgeAlone(
-    pending: repo.VerificationRow,
-    correct: boolean,
-    ceiling: GuessPolicy | undefined,
-    emitting: boolean,
-  ): Promise<BatchedOutcome> {
+  async function judgeAlone(input: AttemptInput, emitting: boolean): Promise<BatchedOutcome> {
     let now = 0;
     const judged = await db.transaction().execute(async (tx) => {
       // Read once the transaction runs: no code is accepted at or after expires_at, however long it waited.
       now = clock.now();
-      const attempt = await recordAttempt(tx, timeline, {
-        row: pending,
-        now,
-        correct,
-        countFailure: !correct && ceiling !== undefined,
-        ceiling: ceiling && ceilingInputs(ceiling, pending.phone, now),
-      });
+      const attempt = await recordAttempt(tx, timeline, { ...judgementAt(input, now), now });
       // Its outcome is left to the commit (which goes in the same round trip) unless a webhook event must
       // commit with the change of state it reports.
       if (!emitting) return attempt;
@@ -387,15 +373,15 @@ export function createVerificationService(deps: VerificationDeps) {
       row = await settled(row, emitting);
       const ws = principal.workspace;
       if (row.status === 'pending') {
-        const pending = row;
-        // Compared in constant time whatever the ceiling says: a refusal tells nothing of the code.
-        const correct = codeMatches(codeKeys, pending.id, code, pending.code_hash);
-        // The number's failed-guess ceiling is live only: a test suite's wrong codes never lock a real number.
-        const ceiling = live ? ws : undefined;
+        const input: AttemptInput = {
+          row,
+          // Compared in constant time whatever the ceiling says: a refusal tells nothing of the code.
+          correct: codeMatches(codeKeys, row.id, code, row.code_hash),
+          // The number's failed-guess ceiling is live only: a test suite's wrong codes never lock a real number.
+          ceiling: live ? ws : undefined,
+        };
         const { now, ceilingAt, spent } =
-          !emitting && judgesInTurn(db)
-            ? await judgeInTurn(db, { row: pending, correct, ceiling })
-            : await judgeAlone(pending, correct, ceiling, emitting);
+          !emitting && batchesInTurn(db) ? await judgeInTurn(db, input) : await judgeAlone(input, emitting);
         if (ceilingAt !== null) throw ceilingRefusal(ws, ceilingAt, now);
         if (spent) return presentCheck(spent);
         // No row: a concurrent check, cancel or send finished it first, or its time ran out; report what it is now.

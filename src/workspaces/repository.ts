@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { prepared } from '../store/prepared.js';
 import type { WorkspaceNumbersTable, WorkspacesTable } from '../store/tables.js';
-import { readByKey, readsInTurn } from '../store/turn-batch.js';
+import { batchesInTurn, readByKey } from '../store/turn-batch.js';
 
 export type WorkspaceRow = WorkspacesTable;
 export type NumberRow = WorkspaceNumbersTable;
@@ -68,7 +68,7 @@ export type SenderRow = NumberRow & { carrier_type: string | null };
  * a transaction on PostgreSQL, the sends of a turn share one statement for their workspaces (store/turn-batch.ts).
  */
 export async function listSenders(db: Db, workspaceId: string): Promise<SenderRow[]> {
-  const rows = readsInTurn(db)
+  const rows = batchesInTurn(db)
     ? await sendersInTurn(db, workspaceId)
     : (await sendersOf(db, { workspaceId })).rows;
   return rows.sort(bySeq);
