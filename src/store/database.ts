@@ -1,6 +1,6 @@
 // The database client: SQLite (embedded default) or PostgreSQL, chosen by DATABASE_URL, migrated at open.
 import { dirname, resolve } from 'node:path';
-import { Kysely, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type DatabaseOptions, DEFAULT_DATABASE_POOL_MAX, DEFAULT_STATEMENT_TIMEOUT_MS } from '../config.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
@@ -101,6 +101,31 @@ function openPostgres(
   return { db: new Kysely<Database>({ dialect: new PipelinedPostgresDialect(pool) }), pool, timing };
 }
 
+/**
+ * Migrations run on a connection of their own, without the statement timeout: creating a table on a loaded
+ * database, or an index over a large one, takes as long as it takes, and a start must not fail for it. A process
+ * that starts while another migrates waits for it (the migrator's lock, for up to an hour). Their waits for a
+ * table's lock stay bounded as a request's are, so a migration never holds requests queued behind it for longer
+ * than a request would wait.
+ */
+async function migratePostgres(url: string, options: DatabaseOptions): Promise<void> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    connectionTimeoutMillis: 3000,
+    statement_timeout: 0,
+    lock_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    application_name: 'phone-verify migrate',
+  } as pg.PoolConfig);
+  pool.on('error', () => {});
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
 export async function openStore(options: DatabaseOptions | string): Promise<Store> {
   const opts: DatabaseOptions = typeof options === 'string' ? { url: options } : options;
   const { dialect, target } = parseDatabaseUrl(opts.url);
@@ -122,13 +147,8 @@ export async function openStore(options: DatabaseOptions | string): Promise<Stor
     opened = file;
     close = file.release;
   } else {
+    await migratePostgres(target, opts);
     const { db, pool, timing } = openPostgres(target, opts);
-    try {
-      await migrateToLatest(db);
-    } catch (err) {
-      await db.destroy();
-      throw err;
-    }
     opened = {
       db,
       reader: db,
