@@ -411,7 +411,9 @@ test('statement/lock timeout: a request blocked on a locked table answers 503 un
   skip: PG_ONLY,
   timeout: 120_000,
 }, async () => {
-  const assembled = await assemble({ statementTimeoutMs: 200 });
+  // A second: far past a lock-free statement's time even on a loaded CI machine (where 200 ms was once not
+  // enough for a commit), so only the held lock times a request out.
+  const assembled = await assemble({ statementTimeoutMs: 1000 });
   const locker = new pg.Client({ connectionString: assembled.databaseUrl });
   await locker.connect();
   let locked = false;
