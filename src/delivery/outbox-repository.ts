@@ -1,4 +1,5 @@
 // SQL for the development provider's outbox. Functions take the database (or a transaction) first.
+import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { preparedInsert } from '../store/prepared.js';
 import type { OutboxMessagesTable } from '../store/tables.js';
@@ -35,15 +36,23 @@ export function listMessages(db: Db, filter: OutboxFilter): Promise<OutboxRow[]>
   return query.orderBy('seq', 'desc').limit(filter.limit).execute();
 }
 
-export function dueReports(db: Db, now: number): Promise<OutboxRow[]> {
+/**
+ * The late reports due, through the partial index of those not applied (migration 0019-sweep-indexes): `report_applied = 0` is
+ * written as the index's own literal, so that SQLite, which does not read a bound value to choose a partial index,
+ * uses it.
+ */
+export function dueReportsQuery(db: Db, now: number) {
   return db
     .selectFrom('outbox_messages')
     .selectAll()
-    .where('report_applied', '=', 0)
+    .where(sql<boolean>`report_applied = 0`)
     .where('report_due_at', '<=', now)
     .orderBy('report_due_at')
-    .limit(100)
-    .execute();
+    .limit(100);
+}
+
+export function dueReports(db: Db, now: number): Promise<OutboxRow[]> {
+  return dueReportsQuery(db, now).execute();
 }
 
 /** Claims a due report: true for exactly one caller, however many processes sweep at once. */

@@ -19,6 +19,7 @@ import * as twilioSidIndex from './migrations/0015-twilio-sid-index.js';
 import * as testMode from './migrations/0016-test-mode.js';
 import * as verificationCounts from './migrations/0017-verification-counts.js';
 import * as recentPhoneCovering from './migrations/0018-recent-phone-covering.js';
+import * as sweepIndexes from './migrations/0019-sweep-indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-test-mode': testMode,
   '0017-verification-counts': verificationCounts,
   '0018-recent-phone-covering': recentPhoneCovering,
+  '0019-sweep-indexes': sweepIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -6,9 +6,11 @@
 // each batch skips rows another process is already deleting (FOR UPDATE SKIP LOCKED), so sweepers share the work.
 // The audit trail has a retention of its own (AUDIT_RETENTION_DAYS, a year by default): it says who changed what,
 // which matters long after the codes themselves.
+import type { SelectQueryBuilder } from 'kysely';
 import type { Clock } from '../clock.js';
 import { DELETE_BATCH, deleteInBatches, inBatches } from './batches.js';
 import type { Store } from './database.js';
+import type { Database } from './tables.js';
 import { readWatermark } from './watermarks.js';
 
 const HOUR_MS = 3_600_000;
@@ -50,6 +52,36 @@ export interface PruneResult {
   webhookAttempts: number;
   /** Refused sends (verification/refused-sends.ts) older than the cutoff, like the verifications. */
   refusedSends: number;
+}
+
+// The rows retention deletes from the tables whose old rows it finds through the sweeper's indexes (migration
+// 0019); each builder is what the plan tests read (test/store/sweep-indexes.test.ts).
+
+/**
+ * Outbox messages created before `cutoff`, through the stamp's index: a message's `seq` is its creation in
+ * microseconds (clock.ts `monotonicStamps`); `created_at` keeps the cutoff exact.
+ */
+export function outboxCreatedBefore<O>(
+  rows: SelectQueryBuilder<Database, 'outbox_messages', O>,
+  cutoff: number,
+): SelectQueryBuilder<Database, 'outbox_messages', O> {
+  return rows.where('seq', '<', cutoff * 1000).where('created_at', '<', cutoff);
+}
+
+/** Webhook messages settled before `before`, through the partial index of the settled ones. */
+export function webhookMessagesSettledBefore<O>(
+  rows: SelectQueryBuilder<Database, 'webhook_messages', O>,
+  before: number,
+): SelectQueryBuilder<Database, 'webhook_messages', O> {
+  return rows.where('state', '!=', 'pending').where('settled_at', '<', before);
+}
+
+/** Webhook attempts made before `before`, through their index by time. */
+export function webhookAttemptsBefore<O>(
+  rows: SelectQueryBuilder<Database, 'webhook_attempts', O>,
+  before: number,
+): SelectQueryBuilder<Database, 'webhook_attempts', O> {
+  return rows.where('at', '<', before);
 }
 
 export function createRetention(deps: {
@@ -122,7 +154,7 @@ export function createRetention(deps: {
         q.where('last_created_at', '<', readModelsBefore),
       );
       const outbox = await deleteInBatches(db, 'outbox_messages', ['id'], (q) =>
-        q.where('created_at', '<', cutoff),
+        outboxCreatedBefore(q, cutoff),
       );
       // A number's lock row (PostgreSQL's) is touched by every send, so one older than the cutoff has no kept
       // verification.
@@ -159,10 +191,10 @@ export function createRetention(deps: {
           q.where('at', '<', now - deps.auditRetentionDays * DAY_MS),
         ),
         webhookMessages: await deleteInBatches(db, 'webhook_messages', ['event_id', 'endpoint_id'], (q) =>
-          q.where('state', '!=', 'pending').where('settled_at', '<', webhooksBefore),
+          webhookMessagesSettledBefore(q, webhooksBefore),
         ),
         webhookAttempts: await deleteInBatches(db, 'webhook_attempts', ['id'], (q) =>
-          q.where('at', '<', webhooksBefore),
+          webhookAttemptsBefore(q, webhooksBefore),
         ),
         refusedSends: await deleteInBatches(db, 'refused_sends', ['id'], (q) =>
           q.where('created_at', '<', cutoff),
