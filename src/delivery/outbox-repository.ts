@@ -37,9 +37,9 @@ export function listMessages(db: Db, filter: OutboxFilter): Promise<OutboxRow[]>
 }
 
 /**
- * The late reports due, through the partial index of those not applied (migration 0019-sweep-indexes): `report_applied = 0` is
- * written as the index's own literal, so that SQLite, which does not read a bound value to choose a partial index,
- * uses it.
+ * The late reports due, through the partial index of those not applied (migration 0019-sweep-indexes):
+ * `report_applied = 0` is written as the index's own literal, so that SQLite, which does not read a bound value to
+ * choose a partial index, uses it.
  */
 export function dueReportsQuery(db: Db, now: number) {
   return db

@@ -1,6 +1,7 @@
 // PostgreSQL migrations are not cut by the serving statement timeout: a start on a loaded database (a CREATE
 // TABLE slower than DATABASE_STATEMENT_TIMEOUT_MS), or one that waits for another process's migration, still
-// migrates and serves. The serving connections keep the timeout.
+// migrates and serves. The serving connections keep the timeout, and a migration's wait for a table's lock stays
+// bounded by it (a migration never queues requests behind it for longer than a request would wait).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,8 @@ const PG_ONLY =
 const TIMEOUT_MS = 100;
 /** Kysely's migration lock (its PostgreSQL adapter's LOCK_ID). */
 const MIGRATION_LOCK = '3853314791062309107';
+/** A hang fails clearly after this; far above any bound the service sets itself here. */
+const HANG_MS = 20_000;
 
 describe('PostgreSQL migrations and the statement timeout', { skip: PG_ONLY }, () => {
   let dir: string;
@@ -96,6 +99,55 @@ describe('PostgreSQL migrations and the statement timeout', { skip: PG_ONLY }, (
     } finally {
       await admin.end();
       await dropDatabase(join(dir, 'waits'));
+    }
+  });
+  test("a migration waiting for a table's lock gives up as a request would, and the next start applies it", async () => {
+    const url = await freshDatabase('locked-table');
+    try {
+      await (await openStore({ url, dataDir: dir, poolMax: 2 })).close();
+      // The last migration not applied yet: its record and its indexes undone (as its `down` does).
+      await admin.query(`
+        delete from kysely_migration where name = '0019-sweep-indexes';
+        drop index outbox_messages_reports_due; drop index webhook_messages_settled; drop index webhook_attempts_at;
+        create index outbox_messages_created on outbox_messages (created_at);
+      `);
+      await admin.query('begin');
+      await admin.query('lock table outbox_messages in access exclusive mode');
+      let held = true;
+      let hang: NodeJS.Timeout | undefined;
+      const opening = openStore({ url, dataDir: dir, poolMax: 2, statementTimeoutMs: 3 * TIMEOUT_MS }).then(
+        (store) => store.close().then(() => 'opened'),
+        (err: Error) => err,
+      );
+      try {
+        // Settles while the lock is still held: a lock wait of the statement timeout, not the migrator's hour.
+        const refused = await Promise.race([
+          opening,
+          new Promise<string>((resolve) => {
+            hang = setTimeout(() => resolve('still waiting'), HANG_MS);
+          }),
+        ]);
+        assert.ok(refused instanceof Error, `the start ${String(refused)} while the table was locked`);
+        assert.match(
+          refused.message,
+          /migration 0019-sweep-indexes failed: canceling statement due to lock timeout/,
+        );
+        await admin.query('rollback');
+        held = false;
+        const store = await openStore({ url, dataDir: dir, poolMax: 2, statementTimeoutMs: 3 * TIMEOUT_MS });
+        try {
+          await store.checkReady();
+        } finally {
+          await store.close();
+        }
+      } finally {
+        clearTimeout(hang);
+        if (held) await admin.query('rollback');
+        await opening;
+      }
+    } finally {
+      await admin.end();
+      await dropDatabase(join(dir, 'locked-table'));
     }
   });
 });
