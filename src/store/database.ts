@@ -70,6 +70,10 @@ export function describeDatabase(url: string): string {
 // PostgreSQL bigint (epoch milliseconds) arrives as a string by default; every value here fits a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
+/** The statement and lock-wait timeout of the serving connections (DATABASE_STATEMENT_TIMEOUT_MS). */
+const statementTimeout = (options: DatabaseOptions): number =>
+  options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+
 function openPostgres(
   url: string,
   options: DatabaseOptions,
@@ -81,10 +85,10 @@ function openPostgres(
     // Fail fast when the database is unreachable: the request gets a 503, never a hang.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    statement_timeout: statementTimeout(options),
     // A lock wait is bounded too: contention degrades into a 503, not a pile-up.
-    lock_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
-    query_timeout: (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) + 2000,
+    lock_timeout: statementTimeout(options),
+    query_timeout: statementTimeout(options) + 2000,
     application_name: 'phone-verify',
     // Statements are written without waiting for the answers before them (postgres-pipeline.ts).
     pipeline: true,
@@ -114,7 +118,7 @@ async function migratePostgres(url: string, options: DatabaseOptions): Promise<v
     max: 1,
     connectionTimeoutMillis: 3000,
     statement_timeout: 0,
-    lock_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    lock_timeout: statementTimeout(options),
     application_name: 'phone-verify migrate',
   } as pg.PoolConfig);
   pool.on('error', () => {});

@@ -34,11 +34,7 @@ export interface AttemptInput {
 }
 
 /** One check's attempt to judge at `now`. */
-export interface Judgement {
-  /** The pending verification as the check read it. */
-  row: VerificationRow;
-  /** Whether the code typed matches (compared before, in constant time). */
-  correct: boolean;
+export interface Judgement extends Omit<AttemptInput, 'ceiling'> {
   /** A wrong code counts against the number's ceiling. */
   countFailure: boolean;
   /** The number's failed-guess ceiling; none (test mode): never refused. */

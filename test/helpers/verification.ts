@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { OPERATOR } from '../../src/audit/actor.js';
 import type { Services } from '../../src/services.js';
 import type { Check, Problem, Verification } from './api-types.js';
 import { type Client, client, codeFor, createTestApp, json, seedWorkspace, type TestApp } from './app.js';
@@ -21,6 +22,27 @@ export async function acmeApp(): Promise<{ t: TestApp; clock: FakeClock; api: Cl
   const { t, clock } = await clockedApp();
   const api = client(t.app, (await seedWorkspace(t.services, { name: 'Acme' })).key);
   return { t, clock, api };
+}
+
+/**
+ * A workspace seeded on `t` (seedWorkspace's options) with a client for its live otp key and one for a test-mode key
+ * (`testKey`, as created, for tests that read it).
+ */
+export async function liveAndTestClients(
+  t: TestApp,
+  options: Parameters<typeof seedWorkspace>[1],
+): Promise<{ workspaceId: string; live: Client; test: Client; testKey: string }> {
+  const seeded = await seedWorkspace(t.services, options);
+  const { key } = await t.services.keys.createKey(
+    { workspaceId: seeded.workspaceId, name: 'suite', mode: 'test' },
+    OPERATOR,
+  );
+  return {
+    workspaceId: seeded.workspaceId,
+    live: client(t.app, seeded.key),
+    test: client(t.app, key),
+    testKey: key,
+  };
 }
 
 /**

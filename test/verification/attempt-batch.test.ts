@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { OPERATOR } from '../../src/audit/actor.js';
 import { numberLockKey } from '../../src/limits/guess-ceiling.js';
 import type { Check, Problem, Verification } from '../helpers/api-types.js';
 import {
@@ -24,7 +23,7 @@ import {
 } from '../helpers/app.js';
 import { TEST_STORE } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
-import { clockedApp, sendOk, wrongCode } from '../helpers/verification.js';
+import { clockedApp, liveAndTestClients, sendOk, wrongCode } from '../helpers/verification.js';
 
 interface Sent {
   v: Verification;
@@ -39,11 +38,7 @@ describe('checks judged in a turn', () => {
 
   before(async () => {
     ({ t } = await clockedApp());
-    const seeded = await seedWorkspace(t.services, { name: 'Acme' });
-    workspaceId = seeded.workspaceId;
-    live = client(t.app, seeded.key);
-    const testKey = await t.services.keys.createKey({ workspaceId, name: 'test', mode: 'test' }, OPERATOR);
-    testMode = client(t.app, testKey.key);
+    ({ workspaceId, live, test: testMode } = await liveAndTestClients(t, { name: 'Acme' }));
   });
   after(() => t.close());
 

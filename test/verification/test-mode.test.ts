@@ -10,9 +10,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { OPERATOR } from '../../src/audit/actor.js';
 import { TEST_PROVIDER_NAME } from '../../src/delivery/dev-provider.js';
 import type { Check, Problem, Verification } from '../helpers/api-types.js';
-import { type Client, client, codeFor, json, seedWorkspace, type TestApp } from '../helpers/app.js';
+import { type Client, client, codeFor, json, type TestApp } from '../helpers/app.js';
 import type { FakeClock } from '../helpers/clock.js';
-import { assertProblem, clockedApp, sendOk, wrongCode } from '../helpers/verification.js';
+import { assertProblem, clockedApp, liveAndTestClients, sendOk, wrongCode } from '../helpers/verification.js';
 import { insertRows } from '../helpers/verification-rows.js';
 import { hookedApp, messageRows } from '../webhooks/helpers.js';
 
@@ -29,17 +29,9 @@ function assertUnknown(res: LightMyRequestResponse, unknown: LightMyRequestRespo
 }
 
 async function modes(t: TestApp) {
-  const seeded = await seedWorkspace(t.services, { name: 'Acme' });
-  const testKey = await t.services.keys.createKey(
-    { workspaceId: seeded.workspaceId, name: 'suite', mode: 'test' },
-    OPERATOR,
-  );
-  assert.match(testKey.key, /^pv_test_[0-9A-Za-z]{38}$/);
-  return {
-    workspaceId: seeded.workspaceId,
-    live: client(t.app, seeded.key),
-    test: client(t.app, testKey.key),
-  };
+  const { testKey, ...clients } = await liveAndTestClients(t, { name: 'Acme' });
+  assert.match(testKey, /^pv_test_[0-9A-Za-z]{38}$/);
+  return clients;
 }
 
 describe('test mode: live and test verifications are apart', () => {
@@ -282,11 +274,11 @@ describe('test mode and the live abuse controls', () => {
 
   before(async () => {
     ({ t } = await clockedApp());
-    const seeded = await seedWorkspace(t.services, { name: 'Guarded', pumpingGuard: 'default' });
-    workspaceId = seeded.workspaceId;
-    live = client(t.app, seeded.key);
-    const testKey = await t.services.keys.createKey({ workspaceId, name: 'suite', mode: 'test' }, OPERATOR);
-    testApi = client(t.app, testKey.key);
+    ({
+      workspaceId,
+      live,
+      test: testApi,
+    } = await liveAndTestClients(t, { name: 'Guarded', pumpingGuard: 'default' }));
   });
   after(() => t.close());
 
