@@ -162,7 +162,7 @@ type RangeRow = Omit<NonNullable<Awaited<ReturnType<typeof readRange>>['rows'][n
 type RangeCount = { workspaceId: string; range: string; phone: string; since: number };
 
 /** Numbers of the range other than `phone` sent to since `since` (an index range scan). */
-const othersQuery = (qc: QueryCreator<Database>, p: RangeCount) =>
+export const othersQuery = (qc: QueryCreator<Database>, p: RangeCount) =>
   qc
     .selectFrom('fraud_range_numbers')
     .select(sql<number>`count(*)`.as('n'))

@@ -20,8 +20,11 @@ import * as testMode from './migrations/0016-test-mode.js';
 import * as verificationCounts from './migrations/0017-verification-counts.js';
 import * as recentPhoneCovering from './migrations/0018-recent-phone-covering.js';
 import * as sweepIndexes from './migrations/0019-sweep-indexes.js';
+import * as keyedTimelines from './migrations/0020-keyed-timelines.js';
+import * as sqliteSidsByKey from './migrations/0021-sqlite-sids-by-key.js';
+import * as sqliteRangeNumbersByKey from './migrations/0022-sqlite-range-numbers-by-key.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-accounts-and-timeline': accounts,
   '0003-carriers': carriers,
@@ -41,6 +44,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-verification-counts': verificationCounts,
   '0018-recent-phone-covering': recentPhoneCovering,
   '0019-sweep-indexes': sweepIndexes,
+  '0020-keyed-timelines': keyedTimelines,
+  '0021-sqlite-sids-by-key': sqliteSidsByKey,
+  '0022-sqlite-range-numbers-by-key': sqliteRangeNumbersByKey,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -90,20 +90,24 @@ export function createTimeline(deps: { db: Db; clock: Clock; warn?: (err: unknow
   };
 }
 
+/** A verification's events in the order they happened: the order of the table's key (migration 0020). */
+export function eventsQuery(db: Db, workspaceId: string, verificationId: string) {
+  return db
+    .selectFrom('verification_events')
+    .select(['id', 'kind', 'detail', 'at'])
+    .where('verification_id', '=', verificationId)
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('seq')
+    .orderBy('id');
+}
+
 /** A verification's events in the order they happened. */
 export async function listEvents(
   db: Db,
   workspaceId: string,
   verificationId: string,
 ): Promise<TimelineEvent[]> {
-  const rows = await db
-    .selectFrom('verification_events')
-    .select(['id', 'kind', 'detail', 'at'])
-    .where('verification_id', '=', verificationId)
-    .where('workspace_id', '=', workspaceId)
-    .orderBy('seq')
-    .orderBy('id')
-    .execute();
+  const rows = await eventsQuery(db, workspaceId, verificationId).execute();
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,

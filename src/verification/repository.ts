@@ -4,7 +4,7 @@ import { type QueryCreator, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { withLockedBatch } from '../store/locked-batch.js';
 import { stillPending } from '../store/plan-order.js';
-import { prepared, preparedInsert } from '../store/prepared.js';
+import { dialectOf, prepared, preparedInsert } from '../store/prepared.js';
 import type { Database, VerificationsTable } from '../store/tables.js';
 import { batchesInTurn, readByKey } from '../store/turn-batch.js';
 import type { Mode } from '../vocabulary/modes.js';
@@ -63,17 +63,29 @@ export async function findVerificationEitherMode(
 
 /**
  * The id of the workspace's verification whose id begins `ver_` + `prefix` (21 characters: what a Twilio VE SID
- * stands for, src/twilio-api/sids.ts), through the expression index of migration 0015: the same expression here.
+ * stands for, src/twilio-api/sids.ts).
+ * - SQLite compares text by its bytes, so those ids are one range of the key: after `ver_` + `prefix`, and before it
+ *   with `{` added (ids are base-62, every character below `{`). Migration 0021 dropped the index of 0015 there.
+ * - PostgreSQL orders text by the database's collation, in which such a range need not hold them all, so it keeps
+ *   the expression index of migration 0015: the same expression here.
  */
-const byIdPrefix = prepared((db, p: { workspaceId: string; prefix: string; mode: Mode }) =>
-  db
+export function idPrefixQuery(db: Db, p: { workspaceId: string; prefix: string; mode: Mode }) {
+  const found = db
     .selectFrom('verifications')
     .select('id')
-    .where(sql<string>`substr(id, 5, 21)`, '=', p.prefix)
-    .where('workspace_id', '=', p.workspaceId)
-    .where('mode', '=', p.mode)
-    .limit(1),
-);
+    .where(sql<string>`substr(id, 5, 21)`, '=', p.prefix);
+  if (dialectOf(db) === 'postgres')
+    return found.where('workspace_id', '=', p.workspaceId).where('mode', '=', p.mode).limit(1);
+  // The workspace and the mode written `+column`, which SQLite takes as no column of any index: the key's range is
+  // then the only index left, where the workspace's index (its every verification) looked as good on small tables.
+  return found
+    .where('id', '>', sql<string>`'ver_' || ${p.prefix}`)
+    .where('id', '<', sql<string>`'ver_' || ${p.prefix} || '{'`)
+    .where(sql<string>`+workspace_id`, '=', p.workspaceId)
+    .where(sql<string>`+mode`, '=', p.mode)
+    .limit(1);
+}
+const byIdPrefix = prepared(idPrefixQuery);
 
 export async function findIdByPrefix(
   db: Db,
@@ -130,7 +142,7 @@ export async function supersedePending(db: Db, p: SupersedeInputs): Promise<Supe
   return (await supersede(db, p)).rows;
 }
 
-function supersedeWhere(db: QueryCreator<Database>, p: SupersedeInputs) {
+export function supersedeWhere(db: QueryCreator<Database>, p: SupersedeInputs) {
   return (
     db
       .updateTable('verifications')

@@ -4,7 +4,10 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import type { Database } from '../../src/store/tables.js';
 
 export type TestStore = 'sqlite' | 'postgres';
 export const TEST_STORE: TestStore = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
@@ -71,4 +74,17 @@ export async function dropDatabase(dir: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The database at `url` on a plain Kysely, none of the service's drivers (group commit, pipelining): for tests that
+ * make it as an older release left it, and migrate it step by step.
+ */
+export function openPlainDatabase(url: string): Kysely<Database> {
+  return new Kysely<Database>({
+    dialect:
+      TEST_STORE === 'postgres'
+        ? new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) })
+        : new SqliteDialect({ database: new SQLite(url.slice('sqlite:'.length)) }),
+  });
 }

@@ -24,7 +24,7 @@ export interface RowSpec {
   mode?: Mode;
 }
 
-function rowOf(spec: RowSpec): VerificationsTable {
+export function verificationRow(spec: RowSpec): VerificationsTable {
   const status = spec.status ?? 'expired';
   return {
     id: newId('ver'),
@@ -65,7 +65,7 @@ function rowOf(spec: RowSpec): VerificationsTable {
 export async function insertRows(db: Db, specs: RowSpec[]): Promise<string[]> {
   // One batch names the same columns in every row: where any row has a mode, every row says its own.
   const anyMode = specs.some((spec) => spec.mode !== undefined);
-  const rows = specs.map((spec) => rowOf(anyMode ? { ...spec, mode: spec.mode ?? 'live' } : spec));
+  const rows = specs.map((spec) => verificationRow(anyMode ? { ...spec, mode: spec.mode ?? 'live' } : spec));
   for (let i = 0; i < rows.length; i += 200) {
     await db
       .insertInto('verifications')

@@ -6,9 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { Kysely, type Migration, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { type Migration, Migrator } from 'kysely';
 import { createServices } from '../../src/services.js';
 import { loadOverview } from '../../src/stats/overview.js';
 import { HOUR_MS, periodEndingAt } from '../../src/stats/period.js';
@@ -21,7 +19,7 @@ import type { Database, WorkspacesTable } from '../../src/store/tables.js';
 import { readWatermark } from '../../src/store/watermarks.js';
 import { TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 import { fakeClock } from '../helpers/clock.js';
-import { databaseUrlFor, dropDatabase, ensureDatabase, TEST_STORE } from '../helpers/database.js';
+import { databaseUrlFor, dropDatabase, ensureDatabase, openPlainDatabase } from '../helpers/database.js';
 import { insertRows, randomRows, seeded } from '../helpers/verification-rows.js';
 
 const BEFORE_0005: Record<string, Migration> = {
@@ -33,22 +31,12 @@ const BEFORE_0005: Record<string, Migration> = {
 const END = Date.parse('2026-11-21T09:30:00.000Z');
 const DAY = 24 * HOUR_MS;
 
-/** The database as the release before 0005 left it. */
-function openAsBefore(url: string): Kysely<Database> {
-  return new Kysely<Database>({
-    dialect:
-      TEST_STORE === 'postgres'
-        ? new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) })
-        : new SqliteDialect({ database: new SQLite(url.slice('sqlite:'.length)) }),
-  });
-}
-
 test('an existing database migrates to 0005; overview and search are right before and after the catch-up', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pv-test-'));
   const url = databaseUrlFor(dir);
   await ensureDatabase(dir);
   try {
-    const old = openAsBefore(url);
+    const old = openPlainDatabase(url);
     const migrated = await new Migrator({
       db: old,
       provider: { getMigrations: async () => BEFORE_0005 },

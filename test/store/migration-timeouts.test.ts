@@ -7,10 +7,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { openStore } from '../../src/store/database.js';
-import { databaseUrlFor, dropDatabase, ensureDatabase, TEST_STORE } from '../helpers/database.js';
+import { MIGRATIONS } from '../../src/store/migrate.js';
+import {
+  databaseUrlFor,
+  dropDatabase,
+  ensureDatabase,
+  openPlainDatabase,
+  TEST_STORE,
+} from '../helpers/database.js';
 
 const PG_ONLY =
   TEST_STORE !== 'postgres' &&
@@ -105,14 +112,19 @@ describe('PostgreSQL migrations and the statement timeout', { skip: PG_ONLY }, (
     const url = await freshDatabase('locked-table');
     try {
       await (await openStore({ url, dataDir: dir, poolMax: 2 })).close();
-      // The last migration not applied yet: its record and its indexes undone (as its `down` does).
-      await admin.query(`
-        delete from kysely_migration where name = '0019-sweep-indexes';
-        drop index outbox_messages_reports_due; drop index webhook_messages_settled; drop index webhook_attempts_at;
-        create index outbox_messages_created on outbox_messages (created_at);
-      `);
+      // Migration 0020 (it changes verification_events' key) and those after it not applied yet: undone by their `down`.
+      const plain = openPlainDatabase(url);
+      try {
+        const undone = await new Migrator({
+          db: plain,
+          provider: { getMigrations: async () => MIGRATIONS },
+        }).migrateTo('0019-sweep-indexes');
+        assert.equal(undone.error, undefined);
+      } finally {
+        await plain.destroy();
+      }
       await admin.query('begin');
-      await admin.query('lock table outbox_messages in access exclusive mode');
+      await admin.query('lock table verification_events in access exclusive mode');
       let held = true;
       let hang: NodeJS.Timeout | undefined;
       const opening = openStore({ url, dataDir: dir, poolMax: 2, statementTimeoutMs: 3 * TIMEOUT_MS }).then(
@@ -130,7 +142,7 @@ describe('PostgreSQL migrations and the statement timeout', { skip: PG_ONLY }, (
         assert.ok(refused instanceof Error, `the start ${String(refused)} while the table was locked`);
         assert.match(
           refused.message,
-          /migration 0019-sweep-indexes failed: canceling statement due to lock timeout/,
+          /migration 0020-keyed-timelines failed: canceling statement due to lock timeout/,
         );
         await admin.query('rollback');
         held = false;

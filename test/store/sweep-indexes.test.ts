@@ -7,7 +7,7 @@
 // what retention deletes and keeps) is dev-provider.test.ts's and retention.test.ts's.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Compilable, CompiledQuery, sql } from 'kysely';
+import type { Compilable } from 'kysely';
 import { dueReportsQuery } from '../../src/delivery/outbox-repository.js';
 import type { Db } from '../../src/store/database.js';
 import { dialectOf } from '../../src/store/prepared.js';
@@ -17,37 +17,7 @@ import {
   webhookMessagesSettledBefore,
 } from '../../src/store/retention.js';
 import { openTestStore, type TestStoreHandle } from '../helpers/app.js';
-
-/** The plan of `query` as text: PostgreSQL's told to prefer any index (these tables are empty), SQLite's as is. */
-async function planOf(db: Db, query: Compilable): Promise<string> {
-  const { sql: text, parameters } = query.compile();
-  if (dialectOf(db) === 'postgres') {
-    return db.transaction().execute(async (tx) => {
-      await sql`SET LOCAL enable_seqscan = off`.execute(tx);
-      const plan = await tx.executeQuery<{ 'QUERY PLAN': string }>(
-        CompiledQuery.raw(`EXPLAIN ${text}`, [...parameters]),
-      );
-      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-    });
-  }
-  const plan = await db.executeQuery<{ detail: string }>(
-    CompiledQuery.raw(`EXPLAIN QUERY PLAN ${text}`, [...parameters]),
-  );
-  return plan.rows.map((r) => r.detail).join('\n');
-}
-
-/** A read of the whole table, or a sort of what it found, in either store's words. */
-const WHOLE_OR_SORTED = /SCAN \w+\b(?! USING)|Seq Scan|TEMP B-TREE|Sort/;
-
-async function indexesOf(db: Db, table: string): Promise<string[]> {
-  const { rows } =
-    dialectOf(db) === 'postgres'
-      ? await sql<{ name: string }>`select indexname as name from pg_indexes
-          where schemaname = current_schema() and tablename = ${table}`.execute(db)
-      : await sql<{ name: string }>`select name from sqlite_master
-          where type = 'index' and tbl_name = ${table} and name not like 'sqlite_autoindex%'`.execute(db);
-  return rows.map((r) => r.name).sort();
-}
+import { indexesOf, planOf, WHOLE_OR_SORTED } from '../helpers/plans.js';
 
 describe("the sweeper's reads go through indexes (migration 0019-sweep-indexes)", () => {
   let handle: TestStoreHandle;
