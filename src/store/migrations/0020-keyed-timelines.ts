@@ -10,7 +10,7 @@
 // On SQLite the rebuild copies the table once, at the start that migrates: 3,000,000 events (a million
 // verifications) took 10 s on the 2-core benchmark machine.
 import { type Kysely, sql } from 'kysely';
-import { isSqlite, rebuildSqliteTable } from './dialect.js';
+import { isSqlite, rebuildSqliteTable } from '../migration-dialect.js';
 
 const COLUMNS = ['id', 'verification_id', 'workspace_id', 'kind', 'detail', 'at', 'seq'];
 

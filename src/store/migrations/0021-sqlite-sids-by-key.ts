@@ -3,7 +3,7 @@
 // primary key. The expression index of migration 0015 goes there, and every send writes one index fewer.
 // PostgreSQL orders text by the database's collation, where such a range need not hold them all: it keeps the index.
 import { type Kysely, sql } from 'kysely';
-import { isSqlite } from './dialect.js';
+import { isSqlite } from '../migration-dialect.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (isSqlite(db)) await db.schema.dropIndex('verifications_sid_prefix').execute();

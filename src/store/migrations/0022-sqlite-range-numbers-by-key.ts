@@ -4,7 +4,7 @@
 // guard's count of a range (its window index, which now carries the number) reads no row of the table.
 // PostgreSQL has no such table kind and is left as it is.
 import { type Kysely, sql } from 'kysely';
-import { isSqlite, rebuildSqliteTable } from './dialect.js';
+import { isSqlite, rebuildSqliteTable } from '../migration-dialect.js';
 
 async function rebuild(db: Kysely<unknown>, withoutRowid: boolean): Promise<void> {
   await rebuildSqliteTable(
