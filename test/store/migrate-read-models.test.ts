@@ -15,7 +15,7 @@ import * as initial from '../../src/store/migrations/0001-initial.js';
 import * as accounts from '../../src/store/migrations/0002-accounts-and-timeline.js';
 import * as carriers from '../../src/store/migrations/0003-carriers.js';
 import * as deliveryJobs from '../../src/store/migrations/0004-delivery-jobs.js';
-import type { Database, WorkspacesTable } from '../../src/store/tables.js';
+import type { WorkspacesTable } from '../../src/store/tables.js';
 import { readWatermark } from '../../src/store/watermarks.js';
 import { TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 import { fakeClock } from '../helpers/clock.js';

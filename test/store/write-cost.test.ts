@@ -11,12 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Compilable, type Kysely, Migrator, sql } from 'kysely';
+import { type Compilable, Migrator, sql } from 'kysely';
 import { othersQuery } from '../../src/fraud/repository.js';
-import { type Db, openStore } from '../../src/store/database.js';
+import type { Db } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrate.js';
 import { dialectOf } from '../../src/store/prepared.js';
-import type { Database, WorkspacesTable } from '../../src/store/tables.js';
+import type { WorkspacesTable } from '../../src/store/tables.js';
 import { eventsQuery } from '../../src/timeline/timeline.js';
 import { idPrefixOfSid, verificationSid } from '../../src/twilio-api/sids.js';
 import { findIdByPrefix, idPrefixQuery, supersedeWhere } from '../../src/verification/repository.js';
@@ -120,6 +120,18 @@ describe("a send's tables are read through their indexes, and written to no more
         'verifications_workspace_created',
         'verifications_workspace_phone',
       ].sort(),
+    );
+    // The timeline's key: the verification, then the order its events are read in.
+    const keyColumns = sqlite
+      ? await sql<{ name: string }>`select name from pragma_index_info((select name from
+          pragma_index_list('verification_events') where origin = 'pk')) order by seqno`.execute(db)
+      : await sql<{ name: string }>`select a.attname as name from pg_index i
+          join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
+          where i.indrelid = 'verification_events'::regclass and i.indisprimary
+          order by array_position(i.indkey::int2[], a.attnum)`.execute(db);
+    assert.deepEqual(
+      keyColumns.rows.map((r) => r.name),
+      ['verification_id', 'seq', 'id'],
     );
     if (sqlite) {
       // Stored in their key's B-tree: no rowid table beside it.
