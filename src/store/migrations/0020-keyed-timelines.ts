@@ -3,7 +3,7 @@
 // table by its rowid, the id's unique index, the verification's index) and twice on PostgreSQL (the table and
 // both indexes). Every send writes two or three events.
 // - SQLite: the table is rebuilt WITHOUT ROWID, keyed by (verification_id, seq, id), so an event is one entry in
-//   one B-tree, stored in the order it is read. A send commits about 1.4 fewer pages (docs/benchmarks.md).
+//   one B-tree, stored in the order it is read. A send commits about 1.6 fewer pages (docs/benchmarks.md).
 // - PostgreSQL: the key becomes (verification_id, seq, id) and the verification's index goes: one index an event.
 // The id stays in the key, so two processes' events of one verification in one microsecond never clash; `seq`
 // is a process's stamp (timeline/timeline.ts), unique within a process only.

@@ -1,4 +1,4 @@
-// On SQLite a VE SID's verification is found through the key itself (verification/repository.ts `byIdPrefix`):
+// On SQLite a VE SID's verification is found through the key itself (verification/repository.ts `idPrefixQuery`):
 // SQLite compares text by its bytes, so the ids beginning `ver_` + the SID's 21 characters are one range of the
 // primary key. The expression index of migration 0015 goes there, and every send writes one index fewer.
 // PostgreSQL orders text by the database's collation, where such a range need not hold them all: it keeps the index.
