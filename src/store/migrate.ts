@@ -24,7 +24,7 @@ import * as keyedTimelines from './migrations/0020-keyed-timelines.js';
 import * as sqliteSidsByKey from './migrations/0021-sqlite-sids-by-key.js';
 import * as sqliteRangeNumbersByKey from './migrations/0022-sqlite-range-numbers-by-key.js';
 
-export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-accounts-and-timeline': accounts,
   '0003-carriers': carriers,
@@ -51,8 +51,13 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
+/** Kysely's migrator over this build's migrations (tests step a database through them with its `migrateTo`). */
+export function migratorFor<T>(db: Kysely<T>): Migrator {
+  return new Migrator({ db, provider });
+}
+
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const { error, results } = await migratorFor(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
@@ -63,6 +68,6 @@ export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
 
 /** Names of the migrations this build knows that the database has not applied. */
 export async function pendingMigrations<T>(db: Kysely<T>): Promise<string[]> {
-  const all = await new Migrator({ db, provider }).getMigrations();
+  const all = await migratorFor(db).getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

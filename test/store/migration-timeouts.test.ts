@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { openStore } from '../../src/store/database.js';
-import { MIGRATIONS } from '../../src/store/migrate.js';
+import { migratorFor } from '../../src/store/migrate.js';
 import {
   databaseUrlFor,
   dropDatabase,
@@ -115,10 +115,7 @@ describe('PostgreSQL migrations and the statement timeout', { skip: PG_ONLY }, (
       // Migration 0020 (it changes verification_events' key) and those after it not applied yet: undone by their `down`.
       const plain = openPlainDatabase(url);
       try {
-        const undone = await new Migrator({
-          db: plain,
-          provider: { getMigrations: async () => MIGRATIONS },
-        }).migrateTo('0019-sweep-indexes');
+        const undone = await migratorFor(plain).migrateTo('0019-sweep-indexes');
         assert.equal(undone.error, undefined);
       } finally {
         await plain.destroy();

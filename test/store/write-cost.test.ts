@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Compilable, Migrator, sql } from 'kysely';
+import { type Compilable, sql } from 'kysely';
 import { othersQuery } from '../../src/fraud/repository.js';
 import type { Db } from '../../src/store/database.js';
-import { MIGRATIONS } from '../../src/store/migrate.js';
+import { migratorFor } from '../../src/store/migrate.js';
 import { dialectOf } from '../../src/store/prepared.js';
 import type { WorkspacesTable } from '../../src/store/tables.js';
 import { eventsQuery } from '../../src/timeline/timeline.js';
@@ -205,7 +205,7 @@ test('migrations 0020 to 0022 keep every event and range number, up and down', a
   const dir = mkdtempSync(join(tmpdir(), 'pv-test-'));
   await ensureDatabase(dir);
   const db = openPlainDatabase(databaseUrlFor(dir));
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const migrator = migratorFor(db);
   try {
     const to = async (name: string) => assert.equal((await migrator.migrateTo(name)).error, undefined);
     await to('0019-sweep-indexes');

@@ -11,7 +11,8 @@
 // transactions can deadlock on counters touched in different orders. The overview adds the shards up.
 //
 // Existing live verifications are counted once here, so the counts hold every hour from the start.
-import { type Kysely, SqliteAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isSqlite } from '../migration-dialect.js';
 
 const STATUSES = ['verified', 'undelivered', 'pending', 'canceled', 'expired', 'failed'] as const;
 const KEY = ['workspace_id', 'hour', 'channel', 'country', 'prefix', 'seconds', 'shard'] as const;
@@ -90,7 +91,7 @@ function postgresTriggers(): string[] {
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  const sqlite = isSqlite(db);
   let table = db.schema
     .createTable('verification_counts')
     .addColumn('workspace_id', 'text', (c) => c.notNull())
@@ -119,7 +120,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  const sqlite = isSqlite(db);
   await sql`drop trigger if exists verification_counts_insert${sql.raw(sqlite ? '' : ' on verifications')}`.execute(
     db,
   );
