@@ -46,6 +46,34 @@ export function refusalError(refusal: Refusal, now: number): AppError {
   );
 }
 
+/** What a send's range state asks of it: nothing (an allow-list entry covers it), its refusal, or a count. */
+type Screened =
+  | { kind: 'allowed' }
+  | { kind: 'blocked'; refusal: Refusal }
+  | { kind: 'count'; range: string; since: number; limit: number };
+
+/** The guard's rule before any count: an allowed number passes; a block in force (the range's, then the country's) refuses. */
+function screenSend(phone: string, state: repo.RangeState, now: number): Screened {
+  const range = rangeOf(phone);
+  if (state.allowed) return { kind: 'allowed' };
+  if (state.blockedUntil !== null && state.blockedUntil > now && state.blockId !== null) {
+    const reason = (state.blockReason ?? 'range_velocity') as BlockReason;
+    return { kind: 'blocked', refusal: { range, reason, until: state.blockedUntil, blockId: state.blockId } };
+  }
+  // The country's block (read by the same statement): its sends are refused like a range's.
+  if (state.countryBlockedUntil !== null && state.countryBlockedUntil > now && state.countryBlockId) {
+    const refusal: Refusal = {
+      range,
+      country: state.country,
+      reason: (state.countryBlockReason ?? 'low_conversion') as BlockReason,
+      until: state.countryBlockedUntil,
+      blockId: state.countryBlockId,
+    };
+    return { kind: 'blocked', refusal };
+  }
+  return { kind: 'count', range, since: now - state.windowSeconds * 1000, limit: state.rangeLimit };
+}
+
 export function createFraudGuard(deps: {
   db: Db;
   /** Where the conversion signal's heavy reads run: on SQLite the reader thread, never the serving one. */
@@ -95,38 +123,15 @@ export function createFraudGuard(deps: {
       state: repo.RangeState,
       now: number,
     ): Promise<Refusal | undefined> {
-      const range = rangeOf(phone);
-      if (state.allowed) return undefined;
-      if (state.blockedUntil !== null && state.blockedUntil > now && state.blockId !== null) {
-        await repo.countRefusal(tx, { blockId: state.blockId });
-        return {
-          range,
-          reason: (state.blockReason ?? 'range_velocity') as BlockReason,
-          until: state.blockedUntil,
-          blockId: state.blockId,
-        };
+      const screened = screenSend(phone, state, now);
+      if (screened.kind === 'allowed') return undefined;
+      if (screened.kind === 'blocked') {
+        await repo.countRefusal(tx, { blockId: screened.refusal.blockId });
+        return screened.refusal;
       }
-      // The country's block (read by the same statement): its sends are refused like a range's.
-      if (state.countryBlockedUntil !== null && state.countryBlockedUntil > now && state.countryBlockId) {
-        await repo.countRefusal(tx, { blockId: state.countryBlockId });
-        return {
-          range,
-          country: state.country,
-          reason: (state.countryBlockReason ?? 'low_conversion') as BlockReason,
-          until: state.countryBlockedUntil,
-          blockId: state.countryBlockId,
-        };
-      }
-      const since = now - state.windowSeconds * 1000;
-      const others = await repo.countAndRecord(tx, {
-        workspaceId,
-        range,
-        phone,
-        since,
-        now,
-        limit: state.rangeLimit,
-      });
-      if (others < state.rangeLimit) return undefined;
+      const { range, since, limit } = screened;
+      const others = await repo.countAndRecord(tx, { workspaceId, range, phone, since, now, limit });
+      if (others < limit) return undefined;
       // This number would be one past the limit: it trips the block and is itself refused.
       const until = now + state.blockSeconds * 1000;
       const blockId = newId('blk');
@@ -146,6 +151,27 @@ export function createFraudGuard(deps: {
       });
       await repo.setRangeBlock(tx, { workspaceId, range, until, blockId, reason });
       return { range, reason, until, blockId };
+    },
+
+    /**
+     * The guard of a send judged with others in one transaction (verification/send-batch.ts; PostgreSQL), with its
+     * range taken: the rule of `guardSend`, but a send it would refuse writes nothing here (no block, no refusal
+     * counted): the caller leaves that send to `guardSend`, alone, after its batch commits. The count and the record
+     * are sent ahead (the next send's follow in the same round trip); resolves with the read of whether it passed,
+     * its number then recorded.
+     */
+    async passAhead(
+      tx: Db,
+      workspaceId: string,
+      phone: string,
+      state: repo.RangeState,
+      now: number,
+    ): Promise<() => Promise<boolean>> {
+      const screened = screenSend(phone, state, now);
+      if (screened.kind !== 'count') return async () => screened.kind === 'allowed';
+      const { range, since, limit } = screened;
+      const counted = await repo.countAndRecordAhead(tx, { workspaceId, range, phone, since, now, limit });
+      return async () => (await counted()) < limit;
     },
 
     /**

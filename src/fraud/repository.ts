@@ -224,6 +224,18 @@ export async function countAndRecord(
   return others;
 }
 
+/**
+ * PostgreSQL: `countAndRecord`'s statement sent ahead (store/postgres-pipeline.ts): the statements after it go in the
+ * same round trip. Resolves once sent, with the read of its count.
+ */
+export async function countAndRecordAhead(
+  db: Db,
+  p: RangeCount & { now: number; limit: number },
+): Promise<() => Promise<number>> {
+  const { answer } = await countAndRecordPg.ahead(db, p);
+  return async () => Number((await answer).rows[0]?.n ?? 0);
+}
+
 export const insertBlock = preparedInsert('fraud_blocks');
 
 /** The range's active block (the range row is locked by this transaction already). */

@@ -123,7 +123,9 @@ export async function takeNumber(tx: Db, key: NumberKey): Promise<() => Promise<
   }
   const locked = await takePhoneLock.ahead(tx, p);
   return async () => {
-    const [row] = (await pgState(tx, p)).rows;
+    // Sent ahead too: the reads of a batch's numbers (send-batch.ts) are written together, then awaited.
+    const state = await pgState.ahead(tx, p);
+    const [row] = (await state.answer).rows;
     const [lock] = (await locked.answer).rows;
     if (!lock) throw new Error('the phone lock returned no row');
     return {

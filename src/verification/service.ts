@@ -2,19 +2,16 @@
 // It knows nothing of HTTP; delivery goes through the provider interface.
 import type { Clock } from '../clock.js';
 import type { Dispatcher } from '../delivery/dispatcher.js';
-import { handOverIn, type InlineHandOver } from '../delivery/inline-hand-over.js';
-import { insertJob } from '../delivery/jobs.js';
 import { AppError, invalidField } from '../errors.js';
-import { type FraudGuard, refusalError } from '../fraud/guard.js';
+import type { FraudGuard } from '../fraud/guard.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../keys/service.js';
-import { ceilingInputs, ceilingRefusal, enforceGuessCeiling } from '../limits/guess-ceiling.js';
+import { ceilingRefusal, enforceGuessCeiling } from '../limits/guess-ceiling.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { acceptedSendOutcome, countCheck, countRefusedSend } from '../metrics/outcomes.js';
 import { nextTurn } from '../next-turn.js';
 import type { KeyRing } from '../secret.js';
 import type { Db } from '../store/database.js';
-import { holdInserts } from '../store/prepared.js';
 import { batchesInTurn } from '../store/turn-batch.js';
 import { createTimeline, listEvents, type TimelineEvent } from '../timeline/timeline.js';
 import type { Mode } from '../vocabulary/modes.js';
@@ -30,12 +27,12 @@ import { type BatchedOutcome, createAttemptBatch } from './attempt-batch.js';
 import { recordAttempt } from './attempt-record.js';
 import { type AttemptInput, judgementAt } from './attempt-statement.js';
 import { codeMatches, generateCode, hashCode } from './code.js';
-import { takeNumber } from './number-state.js';
 import { presentCheck, presentVerification } from './present.js';
 import { type RefusedSend, recordRefusedSend } from './refused-sends.js';
 import * as repo from './repository.js';
 import type { CheckBody, CheckResult, SendBody, Verification } from './schemas.js';
-import { supersedeOlder } from './supersede.js';
+import { createSendBatch } from './send-batch.js';
+import { createSendSteps, type SendPlan } from './send-transaction.js';
 import { expiredEvent } from './timeline-events.js';
 
 export const METADATA_MAX_BYTES = 4096;
@@ -57,7 +54,7 @@ export interface VerificationDeps {
   /** Which channels each carrier carries (a number on an SMS-only carrier never places a call). */
   carrierTypes: readonly CarrierChannels[];
   /** The pumping guard: its check runs in the send's transaction. */
-  fraud: Pick<FraudGuard, 'takeRange' | 'guardSend'>;
+  fraud: Pick<FraudGuard, 'takeRange' | 'guardSend' | 'passAhead'>;
   /** Where a timeline event that could not be written is reported (default: a process warning). */
   warn?: (err: unknown) => void;
   /** Sends and checks, counted by outcome. */
@@ -142,21 +139,9 @@ export function createVerificationService(deps: VerificationDeps) {
     return requireVerification(row.workspace_id, row.id, row.mode);
   }
 
-  /** The 429 of a number whose send window the send at `fullAt` fills (until that send leaves the window). */
-  function sendLimitRefusal(
-    ws: { send_limit: number; send_window_seconds: number },
-    fullAt: number,
-    now: number,
-  ): AppError {
-    const retryAfter = Math.max(1, Math.ceil((fullAt + ws.send_window_seconds * 1000 - now) / 1000));
-    return new AppError(
-      'rate_limited',
-      `At most ${ws.send_limit} codes may be sent to one number in ${ws.send_window_seconds / 60} minutes.`,
-      { retry_after: retryAfter },
-    );
-  }
-
   const judgeInTurn = createAttemptBatch({ clock, timeline });
+  const steps = createSendSteps({ clock, timeline, fraud: deps.fraud, emit });
+  const sendInTurn = createSendBatch(steps, deps);
 
   /**
    * A check's judgement in a transaction of its own: the ceiling held, the attempt, its failure counted and its
@@ -251,89 +236,22 @@ export function createVerificationService(deps: VerificationDeps) {
       // A hand-over that is a write to this database is made in the send's transaction; any other is a job's.
       const local = dispatcher.localProviderFor(sender, mode);
       const job = local ? undefined : dispatcher.newJob(row, code, now);
-      // A local hand-over made in the transaction below, and the row as it inserted it.
-      let handedOver: { inline: InlineHandOver; inserted: repo.VerificationRow } | undefined;
-      // Limits, supersede and insert under the number's lock: after any set of concurrent sends exactly one
-      // verification of the number is pending, and the send limit counts every one of them. What a refusal
-      // commits (its refused-send row, a block's count) commits; nothing of the send does.
-      const refused = await db.transaction().execute(async (tx): Promise<(() => AppError) | undefined> => {
-        const readNumber = await takeNumber(tx, {
-          workspaceId: ws.id,
-          phone: destination.e164,
-          now,
-          mode,
-          windowSince: now - ws.send_window_seconds * 1000,
-          windowOffset: ws.send_limit - 1,
-          ceiling: ceilingInputs(ws, destination.e164, now),
-        });
-        // The pumping guard's range is taken with the number (one round trip on PostgreSQL). Test sends cost nothing
-        // and reach no carrier: they neither count in a range nor meet its block.
-        const readRange = live
-          ? await deps.fraud.takeRange(tx, ws.id, destination.e164, destination.country, now)
-          : undefined;
-        const number = await readNumber();
-        row.seq = number.seq;
-        // A number past its failed-guess ceiling gets no new code either: a code could not be checked. Test codes
-        // reach nobody, so the ceiling (a live defence against guessing) neither counts nor holds them.
-        const ceilingAt = number.ceilingAt;
-        if (live && ceilingAt !== null) {
-          await recordRefusedSend(tx, refusedSend('guess_ceiling', null));
-          return () => ceilingRefusal(ws, ceilingAt, now);
-        }
-        // The pumping guard: a refusal commits its block (and its count) but nothing of the send.
-        const blocked =
-          readRange && (await deps.fraud.guardSend(tx, ws.id, destination.e164, await readRange(), now));
-        if (blocked) {
-          await recordRefusedSend(tx, { ...refusedSend(blocked.reason, blocked.blockId), at: now });
-          // Counted from when the refusal was decided: this send's `now` was read before it waited for the range's
-          // lock, and another process may have written the block since (Retry-After never exceeds its length).
-          return () => refusalError(blocked, clock.now());
-        }
-        // Thrown: the send limit's refusal rolls back the guard's count of this send, as if it had never come.
-        if (number.windowFullAt !== null) throw sendLimitRefusal(ws, number.windowFullAt, now);
-        // Supersede cancels the older code (or records its expiry, where its time had run out).
-        const superseded = await supersedeOlder(tx, timeline, {
-          workspaceId: ws.id,
-          phone: destination.e164,
-          now,
-          mode,
-          newerId: row.id,
-          rowsWanted: emitting,
-        });
-        // The send's writes from here on are whole-row inserts (and webhook fan-outs, which send them first): on
-        // PostgreSQL they go as one statement, one round trip for the lot (store/prepared.ts `holdInserts`).
-        await holdInserts(tx, async () => {
-          const inline = local && (await handOverIn(tx, local, row, code));
-          const inserted = inline ? { ...row, ...inline.columns } : row;
-          await repo.insertVerification(tx, inserted);
-          // With the verification, or not at all: a committed code always has its delivery job, or its hand-over.
-          if (job) await insertJob(tx, job.row);
-          if (emitting) {
-            for (const old of superseded.rows) {
-              await emit(
-                tx,
-                old.status === 'expired' ? 'verification.expired' : 'verification.canceled',
-                old,
-              );
-            }
-            await emit(tx, 'verification.created', row);
-            if (inline) await emit(tx, inline.webhook, inserted);
-          }
-          // In the send's transaction: the timeline holds exactly the sends and supersedes that committed.
-          await timeline.record(tx, [
-            ...superseded.events,
-            {
-              verificationId: row.id,
-              workspaceId: ws.id,
-              kind: 'created',
-              detail: { channel, from: sender.number, to: destination.e164 },
-            },
-            ...(inline ? [inline.event] : []),
-          ]);
-          if (inline) handedOver = { inline, inserted };
-        });
-        return undefined;
-      });
+      const plan: SendPlan = {
+        ws,
+        mode,
+        live,
+        emitting,
+        row,
+        code,
+        country: destination.country,
+        local,
+        job,
+        refusedSend,
+      };
+      // On PostgreSQL the sends of a turn share a transaction (send-batch.ts); one it leaves is judged alone.
+      const batched = !emitting && batchesInTurn(db) ? await sendInTurn(db, plan) : 'alone';
+      const { refused, handedOver } =
+        batched === 'alone' ? await db.transaction().execute((tx) => steps.sendAlone(tx, plan)) : batched;
       if (refused) throw refused();
 
       let sent: repo.VerificationRow;
