@@ -59,6 +59,32 @@ export function acmeSuite(): { t: TestApp; clock: FakeClock; api: Client } {
 }
 
 /**
+ * Two apps on one database and one clock (two processes of one deployment: the codes live as long for both), with
+ * one workspace ("Acme") and a client of its otp key on each, for the tests of the calling describe block: made
+ * before them, closed after. Its fields are set once `before` has run (read them inside the tests).
+ */
+export function twoProcessSuite(): {
+  one: TestApp;
+  two: TestApp;
+  apis: [Client, Client];
+  workspaceId: string;
+} {
+  const suite = {} as { one: TestApp; two: TestApp; apis: [Client, Client]; workspaceId: string };
+  before(async () => {
+    const { t: one, clock } = await clockedApp();
+    const two = await createTestApp({ dir: one.dir, clock });
+    const seeded = await seedWorkspace(one.services, { name: 'Acme' });
+    const apis: [Client, Client] = [client(one.app, seeded.key), client(two.app, seeded.key)];
+    Object.assign(suite, { one, two, apis, workspaceId: seeded.workspaceId });
+  });
+  after(async () => {
+    await suite.two?.close();
+    await suite.one?.close();
+  });
+  return suite;
+}
+
+/**
  * The check answer for a verification that takes no more codes (api-decisions "Final wrong attempt" and "Check
  * against a terminal status other than verified"): its status, verified false, attempts, attempts_remaining 0.
  */

@@ -11,19 +11,16 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { numberLockKey } from '../../src/limits/guess-ceiling.js';
 import type { Check, Problem, Verification } from '../helpers/api-types.js';
-import {
-  type Client,
-  client,
-  codeFor,
-  createTestApp,
-  json,
-  seedWorkspace,
-  statementsOf,
-  type TestApp,
-} from '../helpers/app.js';
+import { type Client, codeFor, json, statementsOf, type TestApp } from '../helpers/app.js';
 import { TEST_STORE } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
-import { clockedApp, liveAndTestClients, sendOk, wrongCode } from '../helpers/verification.js';
+import {
+  clockedApp,
+  liveAndTestClients,
+  sendOk,
+  twoProcessSuite,
+  wrongCode,
+} from '../helpers/verification.js';
 
 interface Sent {
   v: Verification;
@@ -195,27 +192,11 @@ describe('checks judged in a turn', () => {
 });
 
 describe('checks judged in a turn, by two processes on one database', () => {
-  let one: TestApp;
-  let two: TestApp;
-  let apis: [Client, Client];
-  let workspaceId: string;
-
-  before(async () => {
-    const { t, clock } = await clockedApp();
-    one = t;
-    // The second process on the first one's database, and on its clock (the codes live as long for both).
-    two = await createTestApp({ dir: one.dir, clock });
-    const seeded = await seedWorkspace(one.services, { name: 'Acme' });
-    workspaceId = seeded.workspaceId;
-    apis = [client(one.app, seeded.key), client(two.app, seeded.key)];
-  });
-  after(async () => {
-    await two?.close();
-    await one?.close();
-  });
+  const s = twoProcessSuite();
 
   test('each checks the same 24 numbers in the opposite order while one number is locked: all judged once it is free', async (c) => {
     if (TEST_STORE !== 'postgres') return c.skip('PostgreSQL: SQLite has one writer and no locks to order');
+    const { one, apis, workspaceId } = s;
     const phones = Array.from({ length: 24 }, (_, i) => `+614126008${String(i).padStart(2, '0')}`);
     const sent = await Promise.all(phones.map((phone) => sendOk(apis[0], { phone, max_attempts: 10 })));
     const codes = await Promise.all(phones.map((phone) => codeFor(one.services, phone)));

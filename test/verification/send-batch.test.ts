@@ -9,12 +9,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { OPERATOR } from '../../src/audit/actor.js';
 import type { Problem, Verification } from '../helpers/api-types.js';
-import { type Client, client, createTestApp, json, seedWorkspace, type TestApp } from '../helpers/app.js';
+import { type Client, json, type TestApp } from '../helpers/app.js';
 import { TEST_STORE } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
-import { clockedApp, sendOk } from '../helpers/verification.js';
+import { clockedApp, liveAndTestClients, sendOk, twoProcessSuite } from '../helpers/verification.js';
 
 describe('sends judged in a turn', () => {
   let t: TestApp;
@@ -25,11 +24,11 @@ describe('sends judged in a turn', () => {
   before(async () => {
     ({ t } = await clockedApp());
     // The pumping guard at its default (10 numbers of a range in 10 minutes), so a range can be blocked.
-    const seeded = await seedWorkspace(t.services, { name: 'Acme', pumpingGuard: 'default' });
-    workspaceId = seeded.workspaceId;
-    live = client(t.app, seeded.key);
-    const { key } = await t.services.keys.createKey({ workspaceId, name: 'suite', mode: 'test' }, OPERATOR);
-    testMode = client(t.app, key);
+    ({
+      workspaceId,
+      live,
+      test: testMode,
+    } = await liveAndTestClients(t, { name: 'Acme', pumpingGuard: 'default' }));
   });
   after(() => t.close());
 
@@ -143,26 +142,11 @@ describe('sends judged in a turn', () => {
 });
 
 describe('sends judged in a turn, by two processes on one database', () => {
-  let one: TestApp;
-  let two: TestApp;
-  let apis: [Client, Client];
-  let workspaceId: string;
-
-  before(async () => {
-    const { t, clock } = await clockedApp();
-    one = t;
-    two = await createTestApp({ dir: one.dir, clock });
-    const seeded = await seedWorkspace(one.services, { name: 'Acme' });
-    workspaceId = seeded.workspaceId;
-    apis = [client(one.app, seeded.key), client(two.app, seeded.key)];
-  });
-  after(async () => {
-    await two?.close();
-    await one?.close();
-  });
+  const s = twoProcessSuite();
 
   test('each sends to the same 24 numbers in the opposite order while one number is locked: all sent once it is free', async (c) => {
     if (TEST_STORE !== 'postgres') return c.skip('PostgreSQL: SQLite has one writer and no locks to order');
+    const { one, apis, workspaceId } = s;
     const phones = Array.from({ length: 24 }, (_, i) => `+614127900${String(i).padStart(2, '0')}`);
     const middle = phones[12] ?? '';
     // The middle number's lock row exists once it has been sent to.
