@@ -84,6 +84,15 @@ export function twoProcessSuite(): {
   return suite;
 }
 
+/** Every reply of a burst has `status`; the message is the first other reply's body. */
+export function assertEveryStatus(replies: readonly LightMyRequestResponse[], status: number): void {
+  assert.deepEqual(
+    [...new Set(replies.map((r) => r.statusCode))],
+    [status],
+    replies.find((r) => r.statusCode !== status)?.body,
+  );
+}
+
 /**
  * The check answer for a verification that takes no more codes (api-decisions "Final wrong attempt" and "Check
  * against a terminal status other than verified"): its status, verified false, attempts, attempts_remaining 0.
