@@ -11,7 +11,10 @@ import { dialectOf } from './prepared.js';
 
 /** Inputs in one batch at most (PostgreSQL's arrays are parameters: no SQL grows with the batch). */
 const MAX_BATCH = 256;
-/** Batches under way at once per database: one fills while another runs, and the pool keeps room for the rest. */
+/**
+ * Batches under way at once per database, by default: one fills while another runs, and the pool keeps room for the
+ * rest. A batch that holds row locks over several round trips may take one at a time (`inFlight`).
+ */
 const MAX_IN_FLIGHT = 2;
 
 /** Runs a batch: one answer for each of its inputs, in their order. */
@@ -23,7 +26,11 @@ interface Pending<I, O> {
   reject: (err: unknown) => void;
 }
 
-function createBatcher<I, O>(db: Db, runBatch: RunBatch<I, O>): (input: I) => Promise<O> {
+function createBatcher<I, O>(
+  db: Db,
+  runBatch: RunBatch<I, O>,
+  inFlightAtMost: number,
+): (input: I) => Promise<O> {
   let queue: Pending<I, O>[] = [];
   let inFlight = 0;
   let scheduled = false;
@@ -45,7 +52,7 @@ function createBatcher<I, O>(db: Db, runBatch: RunBatch<I, O>): (input: I) => Pr
 
   function flush(): void {
     scheduled = false;
-    while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
+    while (inFlight < inFlightAtMost && queue.length > 0) {
       const batch = queue.length <= MAX_BATCH ? queue : queue.slice(0, MAX_BATCH);
       queue = queue.length <= MAX_BATCH ? [] : queue.slice(MAX_BATCH);
       inFlight++;
@@ -57,7 +64,7 @@ function createBatcher<I, O>(db: Db, runBatch: RunBatch<I, O>): (input: I) => Pr
   }
 
   function schedule(): void {
-    if (scheduled || inFlight >= MAX_IN_FLIGHT || queue.length === 0) return;
+    if (scheduled || inFlight >= inFlightAtMost || queue.length === 0) return;
     scheduled = true;
     // The rest of this turn's callers join the batch first.
     setImmediate(flush);
@@ -74,13 +81,16 @@ function createBatcher<I, O>(db: Db, runBatch: RunBatch<I, O>): (input: I) => Pr
  * `runBatch`, shared by the concurrent callers of one database: each database (never a transaction, which a batch
  * would share with strangers) keeps a queue of its own, and each call resolves to its own input's answer.
  */
-export function turnBatched<I, O>(runBatch: RunBatch<I, O>): (db: Db, input: I) => Promise<O> {
+export function turnBatched<I, O>(
+  runBatch: RunBatch<I, O>,
+  { inFlight = MAX_IN_FLIGHT }: { inFlight?: number } = {},
+): (db: Db, input: I) => Promise<O> {
   const batchers = new WeakMap<Db, (input: I) => Promise<O>>();
   return (db, input) => {
     if (db.isTransaction) throw new Error('a turn batch never runs inside a transaction');
     let batcher = batchers.get(db);
     if (!batcher) {
-      batcher = createBatcher(db, runBatch);
+      batcher = createBatcher(db, runBatch, inFlight);
       batchers.set(db, batcher);
     }
     return batcher(input);

@@ -80,6 +80,24 @@ describe('turn batcher', () => {
     assert.equal(runner.mostRunning(), 2);
   });
 
+  test('a batcher of one batch at a time: calls made while it runs wait for the next batch, together', async () => {
+    const runner = recordingRunner();
+    const batched = turnBatched(runner.run, { inFlight: 1 });
+    const db = database();
+    const first = batched(db, 1);
+    await turn();
+    // One batch is under way: the next turns' calls queue behind it.
+    const later = [2, 3].map((n) => batched(db, n));
+    await turn();
+    const last = batched(db, 4);
+    await turn();
+    assert.deepEqual(runner.batches, [[1]]);
+    const all = await drain(runner, Promise.all([first, ...later, last]));
+    assert.deepEqual(all, [2, 4, 6, 8]);
+    assert.deepEqual(runner.batches, [[1], [2, 3, 4]]);
+    assert.equal(runner.mostRunning(), 1);
+  });
+
   test('600 calls in one turn go as batches of 256 at most, two at a time', async () => {
     const runner = recordingRunner();
     const batched = turnBatched(runner.run);
