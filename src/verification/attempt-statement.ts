@@ -18,6 +18,7 @@ import {
   numberLockKey,
 } from '../limits/guess-ceiling.js';
 import type { Db } from '../store/database.js';
+import { byKey } from '../store/lock-order.js';
 import { STILL_PENDING_SQL } from '../store/plan-order.js';
 import { sendAhead } from '../store/postgres-pipeline.js';
 import type { Timeline } from '../timeline/timeline.js';
@@ -115,8 +116,6 @@ order by input.ord`;
 
 type Spent = Pick<VerificationRow, 'status' | 'attempts' | 'verified_at' | 'updated_at'>;
 type Judged = { [K in keyof Spent]: Spent[K] | null } & { ceiling_at: number | null };
-
-const byKey = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * In PostgreSQL transaction `tx`: the locks of the judgements' numbers and their attempts at `now`, sent ahead

@@ -19,23 +19,16 @@
 import type { RangeState } from '../fraud/repository.js';
 import { rangeOf } from '../fraud/rules.js';
 import type { Db } from '../store/database.js';
+import { inKeyOrder } from '../store/lock-order.js';
 import { turnBatched } from '../store/turn-batch.js';
 import type { NumberState } from './number-state.js';
 import type { SendDeps, SendOutcome, SendPlan, SendSteps } from './send-transaction.js';
 
 /** A send of the batch's: its outcome, or `alone` (judged alone after the batch). */
-export type BatchedSend = SendOutcome | 'alone';
+type BatchedSend = SendOutcome | 'alone';
 
 const numberKey = ({ row }: SendPlan) => `${row.workspace_id}\n${row.phone}`;
 const rangeKey = ({ row }: SendPlan) => `${row.workspace_id}\n${rangeOf(row.phone)}`;
-
-function sortedBy<T>(items: readonly T[], key: (item: T) => string): T[] {
-  return [...items].sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    return ka < kb ? -1 : ka > kb ? 1 : 0;
-  });
-}
 
 /**
  * One batch under way at a time, per process: a batch holds its numbers' and ranges' locks over its three round trips,
@@ -50,14 +43,20 @@ export function createSendBatch(steps: SendSteps, deps: Pick<SendDeps, 'fraud'>)
   return turnBatched<SendPlan, BatchedSend>(async (db: Db, batch) => {
     // A number once a batch: its second send must read what its first wrote.
     const numbers = new Set<string>();
-    const taken = batch.filter((plan) => !numbers.has(numberKey(plan)) && numbers.add(numberKey(plan)));
+    const taken = batch.filter((plan) => {
+      const number = numberKey(plan);
+      if (numbers.has(number)) return false;
+      numbers.add(number);
+      return true;
+    });
     const outcomes = new Map<SendPlan, SendOutcome>();
     await db.transaction().execute(async (tx) => {
       // The first round trip: the numbers' locks, the ranges', and the numbers' states after them all.
       const readNumbers = new Map<SendPlan, () => Promise<NumberState>>();
-      for (const plan of sortedBy(taken, numberKey)) readNumbers.set(plan, await steps.lockNumber(tx, plan));
+      for (const plan of inKeyOrder(taken, numberKey))
+        readNumbers.set(plan, await steps.lockNumber(tx, plan));
       const readRanges = new Map<SendPlan, () => Promise<RangeState>>();
-      for (const plan of sortedBy(taken, rangeKey)) {
+      for (const plan of inKeyOrder(taken, rangeKey)) {
         const read = steps.lockRange(tx, plan);
         if (read) readRanges.set(plan, await read);
       }
