@@ -29,26 +29,42 @@ export function withStablePlan(source: string): string {
 }
 
 /**
- * better-sqlite3's prepare(), memoised by SQL text (least recently used first out), each statement planned once
- * (`withStablePlan`). A prepared statement is safe to reuse here: calls are synchronous, so no two executions
- * interleave on one statement.
+ * better-sqlite3's prepare(), memoised by SQL text, each statement planned once (`withStablePlan`). A prepared
+ * statement is safe to reuse here: calls are synchronous, so no two executions interleave on one statement.
+ *
+ * Bounded by a second chance (CLOCK), not by moving each statement to the back of the map on every use: a hit
+ * only marks its entry. A `Map`'s delete and set on every statement (15 a send) left a hole each time, and the map
+ * rebuilt its table every few hundred statements; the tables, held by the long-lived map, died in the old
+ * generation, 2 to 3 MB a second under load, and made a major collection every 5 s (docs/benchmarks.md).
  */
 export function cacheSqliteStatements(database: SQLite.Database): SQLite.Database {
   const prepare = database.prepare.bind(database);
-  const cache = new Map<string, SQLite.Statement>();
+  const cache = new Map<string, { statement: SQLite.Statement; used: boolean }>();
   database.prepare = ((source: string) => {
-    let statement = cache.get(source);
-    if (statement) {
-      // Re-inserted: Map order is the recency order.
-      cache.delete(source);
-    } else {
-      statement = prepare(withStablePlan(source));
-      if (cache.size >= SQLITE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    const hit = cache.get(source);
+    if (hit) {
+      hit.used = true;
+      return hit.statement;
     }
-    cache.set(source, statement);
+    if (cache.size >= SQLITE_CACHE_SIZE) evictOne(cache);
+    const statement = prepare(withStablePlan(source));
+    cache.set(source, { statement, used: false });
     return statement;
   }) as SQLite.Database['prepare'];
   return database;
+}
+
+/**
+ * Drops the oldest entry not used since it was last passed over; one used meanwhile goes to the back, unmarked.
+ * Ends within one round of the map: by then every entry passed over is unmarked.
+ */
+function evictOne(cache: Map<string, { used: boolean }>): void {
+  for (const [source, entry] of cache) {
+    cache.delete(source);
+    if (!entry.used) return;
+    entry.used = false;
+    cache.set(source, entry);
+  }
 }
 
 /** PostgreSQL: "cached plan must not change result type" (a migration changed a table under a prepared `*`). */

@@ -213,12 +213,20 @@ describe('queries compiled once', () => {
 });
 
 describe('SQLite statements prepared once', () => {
-  test('the same text gives the same prepared statement; the least recently used goes first', () => {
+  test('the same text gives the same prepared statement; one used meanwhile stays, one unused goes first', () => {
     const database = cacheSqliteStatements(new SQLite(':memory:'));
-    const first = database.prepare('select 1 as one');
-    assert.equal(database.prepare('select 1 as one'), first);
-    for (let i = 0; i < 600; i += 1) database.prepare(`select ${i} as n`);
-    assert.notEqual(database.prepare('select 1 as one'), first, 'evicted after 500 others');
+    const hot = database.prepare('select 1 as one');
+    const cold = database.prepare('select 2 as two');
+    assert.equal(database.prepare('select 1 as one'), hot);
+    const firsts: unknown[] = [];
+    for (let i = 0; i < 2000; i += 1) {
+      const made = database.prepare(`select ${i} as n`);
+      if (i < 10) firsts.push(made);
+      assert.equal(database.prepare('select 1 as one'), hot, `kept while in use (after ${i + 1} others)`);
+    }
+    assert.notEqual(database.prepare('select 2 as two'), cold, 'evicted after 500 others');
+    // Bounded: of 2,000 statements each made once, the first were let go and are made again.
+    firsts.forEach((made, i) => assert.notEqual(database.prepare(`select ${i} as n`), made, `select ${i}`));
     assert.deepEqual(database.prepare('select ? as v').get('a\u0000b'), { v: 'a\u0000b' });
     database.close();
   });
