@@ -16,6 +16,7 @@ import type { Db } from '../store/database.js';
 import { turnBatched } from '../store/turn-batch.js';
 import type { Timeline } from '../timeline/timeline.js';
 import { type AttemptInput, type AttemptOutcome, judgementAt, sendAttempts } from './attempt-statement.js';
+import { numberOf } from './repository.js';
 
 /** What the check came to, and the time it was judged at. */
 export interface BatchedOutcome extends AttemptOutcome {
@@ -26,7 +27,7 @@ export interface BatchedOutcome extends AttemptOutcome {
 function rounds(batch: readonly AttemptInput[]): AttemptInput[][] {
   const out: { numbers: Set<string>; inputs: AttemptInput[] }[] = [];
   for (const input of batch) {
-    const number = `${input.row.workspace_id}\n${input.row.phone}`;
+    const number = numberOf(input.row);
     let round = out.find((r) => !r.numbers.has(number));
     if (!round) {
       round = { numbers: new Set(), inputs: [] };

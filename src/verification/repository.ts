@@ -12,6 +12,10 @@ import type { Status } from '../vocabulary/statuses.js';
 
 export type VerificationRow = VerificationsTable;
 
+/** A workspace's number as one key: a batch judges each number once a round (attempt-batch.ts, send-batch.ts). */
+export const numberOf = (row: Pick<VerificationRow, 'workspace_id' | 'phone'>): string =>
+  `${row.workspace_id}\n${row.phone}`;
+
 export const insertVerification = preparedInsert('verifications');
 
 // Every read by an API key names the key's mode: a verification of the other mode is not found, exactly like an

@@ -22,12 +22,13 @@ import type { Db } from '../store/database.js';
 import { inKeyOrder } from '../store/lock-order.js';
 import { turnBatched } from '../store/turn-batch.js';
 import type { NumberState } from './number-state.js';
+import { numberOf } from './repository.js';
 import type { SendDeps, SendOutcome, SendPlan, SendSteps } from './send-transaction.js';
 
 /** A send of the batch's: its outcome, or `alone` (judged alone after the batch). */
 type BatchedSend = SendOutcome | 'alone';
 
-const numberKey = ({ row }: SendPlan) => `${row.workspace_id}\n${row.phone}`;
+const numberKey = ({ row }: SendPlan) => numberOf(row);
 const rangeKey = ({ row }: SendPlan) => `${row.workspace_id}\n${rangeOf(row.phone)}`;
 
 /**
