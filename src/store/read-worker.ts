@@ -5,9 +5,10 @@
 // the store's own database there.
 //
 // The same thread copies the write-ahead log back into the database file (a passive checkpoint) every so
-// often, on a connection of its own: done on the serving thread, a checkpoint holds every request while it
-// copies (tens of milliseconds for SQLite's default 4 MB of log). The serving connection's own automatic
-// checkpoint then finds the log already copied, and only restarts it.
+// often, on a connection of its own, and syncs the file after it: done on the serving thread, a checkpoint holds
+// every request while it copies and syncs (tens of milliseconds for SQLite's default 4 MB of log). The serving
+// connection's own automatic checkpoint, the one that lets the log start again from its beginning, then finds the
+// log nearly all copied and the file nearly all synced (store/sqlite.ts).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import {
@@ -44,9 +45,16 @@ parentPort.on('message', ({ id, sql, parameters, checkpointEveryMs }) => {
     if (checkpoints) return;
     // Never waits for a lock: PASSIVE copies what no reader still needs, and never blocks a writer.
     const writer = new SQLite(workerData.path, { fileMustExist: true });
+    // The database file synced after each copy that did something, here: the serving connection's own checkpoint
+    // (the one that lets the log start again from its beginning) then finds little of the file left to sync.
+    const fs = require('node:fs');
+    const file = fs.openSync(workerData.path, 'r');
+    let copied = 0;
     checkpoints = setInterval(() => {
       try {
-        writer.pragma('wal_checkpoint(PASSIVE)');
+        const [{ checkpointed }] = writer.pragma('wal_checkpoint(PASSIVE)');
+        if (checkpointed > 0 && checkpointed !== copied) fs.fsyncSync(file);
+        copied = checkpointed;
       } catch {
         // A busy or failing checkpoint is tried again at the next tick; the serving connection's own remains.
       }

@@ -81,6 +81,11 @@ interface Shared {
 
 const openFiles = new Map<string, Shared>();
 
+/** Pages of write-ahead log (4 KiB each) at which a connection checkpoints on its own thread. */
+const WAL_AUTOCHECKPOINT_PAGES = 40_000;
+/** What the log's file is truncated back to after a checkpoint: a little above the pages above. */
+const WAL_SIZE_LIMIT_BYTES = 170 * 1024 * 1024;
+
 /** How often a serving process copies the log back into the database, off its serving thread. */
 const BACKGROUND_CHECKPOINT_MS = 250;
 
@@ -107,11 +112,13 @@ function connect(path: string, memory: boolean, warnings: string[]): SQLite.Data
   // The CLI and the server share the file: wait for the other's write instead of failing.
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  // Checkpoint every ~40 MB of WAL instead of every 4 MB: a page written by many commits (an index's hot leaf)
-  // is copied back once per checkpoint, so sends commit measurably faster (docs/benchmarks.md). The file is
-  // truncated back to this size after a checkpoint, so it does not stay at its largest.
-  sqlite.pragma('wal_autocheckpoint = 10000');
-  sqlite.pragma(`journal_size_limit = ${40 * 1024 * 1024}`);
+  // This connection's own checkpoint, at ~160 MB of WAL. It runs on the calling thread: in a serving process it
+  // copies what the reader thread has not copied yet (its last 250 ms at most), syncs, and lets the log start again
+  // from its beginning, a stall of the serving thread. At ~40 MB that came every quarter of a second under load;
+  // at ~160 MB it comes about once a second, the stalls summing to about half as much (docs/benchmarks.md). The file
+  // is truncated back to a little above that size after a checkpoint, so it does not stay larger.
+  sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   return sqlite;
 }
 
