@@ -226,7 +226,8 @@ describe('SQLite statements prepared once', () => {
     }
     assert.notEqual(database.prepare('select 2 as two'), cold, 'evicted after 500 others');
     // Bounded: of 2,000 statements each made once, the first were let go and are made again.
-    firsts.forEach((made, i) => assert.notEqual(database.prepare(`select ${i} as n`), made, `select ${i}`));
+    for (const [i, made] of firsts.entries())
+      assert.notEqual(database.prepare(`select ${i} as n`), made, `select ${i}`);
     assert.deepEqual(database.prepare('select ? as v').get('a\u0000b'), { v: 'a\u0000b' });
     database.close();
   });
