@@ -1,6 +1,13 @@
 // Migrations are applied at every start. Kysely's migrator takes a lock (an advisory lock in PostgreSQL), so
 // several processes starting at once apply each migration exactly once.
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from 'kysely';
 import * as initial from './migrations/0001-initial.js';
 import * as accounts from './migrations/0002-accounts-and-timeline.js';
 import * as carriers from './migrations/0003-carriers.js';
@@ -73,7 +80,9 @@ export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
  * database.
  */
 export async function pendingMigrations<T>(db: Kysely<T>): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  const { rows } = await sql<{
+    name: string;
+  }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
   const applied = new Set(rows.map((r) => r.name));
   return Object.keys(MIGRATIONS).filter((name) => !applied.has(name));
 }

@@ -47,13 +47,21 @@ parentPort.on('message', ({ id, sql, parameters, checkpointEveryMs }) => {
     const writer = new SQLite(workerData.path, { fileMustExist: true });
     // The database file synced after each copy that did something, here: the serving connection's own checkpoint
     // (the one that lets the log start again from its beginning) then finds little of the file left to sync.
+    // Opened for each sync and closed after it: a descriptor belongs to the process, and would outlive this thread.
     const fs = require('node:fs');
-    const file = fs.openSync(workerData.path, 'r');
+    const syncFile = () => {
+      const fd = fs.openSync(workerData.path, 'r');
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
     let copied = 0;
     checkpoints = setInterval(() => {
       try {
         const [{ checkpointed }] = writer.pragma('wal_checkpoint(PASSIVE)');
-        if (checkpointed > 0 && checkpointed !== copied) fs.fsyncSync(file);
+        if (checkpointed > 0 && checkpointed !== copied) syncFile();
         copied = checkpointed;
       } catch {
         // A busy or failing checkpoint is tried again at the next tick; the serving connection's own remains.
