@@ -115,7 +115,17 @@ async function measure(store) {
       ...Object.fromEntries(
         Object.entries(SEARCHES).map(([name, phone]) => [
           name,
-          () => services.log.list(ws, { phone, status: '', channel: '', from: '', to: '', before: '' }),
+          () =>
+            services.log.list(ws, {
+              phone,
+              status: '',
+              channel: '',
+              from: '',
+              to: '',
+              before: '',
+              // The page's default. Without it (the filter before test mode) every search matched nothing.
+              mode: 'live',
+            }),
         ]),
       ),
     };
