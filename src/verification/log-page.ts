@@ -71,7 +71,7 @@ export function onlyIn(scope: Scope): Where {
 // The rows of `verifications`, or of a subset of them with its columns (a CTE, a subquery): a page reads the
 // same columns from any of them.
 // biome-ignore lint/suspicious/noExplicitAny: see above.
-type Rows = SelectQueryBuilder<any, any, object>;
+export type Rows = SelectQueryBuilder<any, any, object>;
 
 /**
  * One page of `rows`, newest first, with the cursor of the next. `stoppedAt`, for a walk that looked at some

@@ -6,14 +6,15 @@
 // old LIKE search's, less the digits found only in the middle of a number.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { OPERATOR } from '../../src/audit/actor.js';
 import { createServices, type Services } from '../../src/services.js';
 import { HOUR_MS } from '../../src/stats/period.js';
 import { SETTLE_MS } from '../../src/store/watermarks.js';
 import { createVerificationLog, type LogFilter, type VerificationLog } from '../../src/verification/log.js';
-import { COLUMNS } from '../../src/verification/log-page.js';
-import { endsWithRecent } from '../../src/verification/phone-directory.js';
+import { COLUMNS, type Where } from '../../src/verification/log-page.js';
+import { matchesInFull } from '../../src/verification/log-search.js';
+import { endsWithIndexed, endsWithRecent } from '../../src/verification/phone-directory.js';
 import type { Status } from '../../src/vocabulary/statuses.js';
 import { servedCallingCodes, wholeNumber } from '../../src/workspaces/phone-number.js';
 import { openTestStore, TEST_PUBLIC_URL, TEST_SECRET, type TestStoreHandle } from '../helpers/app.js';
@@ -305,6 +306,39 @@ describe('verifications log: phone search', () => {
     ).rows.map((r) => r.detail);
     assert.deepEqual(plan, [
       'SEARCH verifications USING INDEX verifications_workspace_created (workspace_id=? AND created_at>?)',
+    ]);
+  });
+
+  test('few matches on SQLite: each way reads its index only, and each match is looked up once by its rowid', async () => {
+    if (TEST_STORE !== 'sqlite') return;
+    const { db } = handle.store;
+    // As searchPartial builds them for "0412 3": a start, the directory's ends, the recent rows' ends.
+    const ways: Where[] = [
+      (eb) =>
+        eb.and([
+          eb('workspace_id', '=', workspaceId),
+          eb('phone', '>=', '+614123'),
+          eb('phone', '<=', '+6141239999999999999999'),
+        ]),
+      endsWithIndexed(workspaceId, '4123', 100),
+      endsWithRecent(workspaceId, '4123', END - SETTLE_MS),
+    ];
+    const query = matchesInFull(db, ways, [sql`mode = ${'live'}`])
+      .select(COLUMNS)
+      .compile();
+    const plan = (
+      await db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]),
+      )
+    ).rows.map((r) => r.detail);
+    assert.equal(plan[0], 'SEARCH verifications USING INTEGER PRIMARY KEY (rowid=?)');
+    const reads = plan.filter(
+      (d) => d.startsWith('SEARCH verifications') || d.startsWith('SCAN verifications'),
+    );
+    assert.deepEqual(reads.slice(1), [
+      'SEARCH verifications USING COVERING INDEX verifications_send_window (workspace_id=? AND phone>? AND phone<?)',
+      'SEARCH verifications USING COVERING INDEX verifications_send_window (workspace_id=? AND phone=?)',
+      'SEARCH verifications USING COVERING INDEX verifications_workspace_created (workspace_id=? AND created_at>?)',
     ]);
   });
 });
