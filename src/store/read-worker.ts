@@ -108,7 +108,9 @@ class WorkerReadDriver implements Driver {
   ) {}
 
   async init(): Promise<void> {
-    this.#start();
+    // The checkpoints may have started the thread already (a serving store starts them before its first query):
+    // a second one would be a second connection and heap, checkpointing too, and never ended.
+    this.#worker ??= this.#start();
   }
 
   #start(): Worker {

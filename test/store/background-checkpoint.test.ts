@@ -5,7 +5,7 @@
 // writes here are a few dozen pages, far below the serving connection's own threshold, so whatever is copied back
 // was copied by the reader thread. A store that does not serve copies nothing back until the threshold.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -84,5 +84,27 @@ describe('the log copied back from the reader thread', { skip: SQLITE_ONLY }, ()
     } finally {
       await store.close();
     }
+  });
+
+  test('one thread checkpoints and reads: the first query of a serving store runs on the thread its checkpoints started', {
+    skip: !existsSync('/proc/self/task') && 'threads counted from /proc (Linux)',
+  }, async () => {
+    // Node names a worker's thread "WorkerThread". Before the fix, the reader's first query started a second thread
+    // (its own connection and heap, checkpointing too) and left the first running until the process ended.
+    const workerThreads = () =>
+      readdirSync('/proc/self/task').filter(
+        (tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === 'WorkerThread',
+      ).length;
+    const before = workerThreads();
+    const { store } = await opened('one-thread', true);
+    try {
+      await write(store, 5);
+      const { rows } = await sql<{ n: number }>`select count(*) as n from probe`.execute(store.reader);
+      assert.equal(Number(rows[0]?.n), 5);
+      assert.equal(workerThreads() - before, 1, 'one reader thread');
+    } finally {
+      await store.close();
+    }
+    await eventually('the reader thread ended with the store', () => workerThreads() === before);
   });
 });
