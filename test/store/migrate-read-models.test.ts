@@ -17,6 +17,7 @@ import * as carriers from '../../src/store/migrations/0003-carriers.js';
 import * as deliveryJobs from '../../src/store/migrations/0004-delivery-jobs.js';
 import type { WorkspacesTable } from '../../src/store/tables.js';
 import { readWatermark } from '../../src/store/watermarks.js';
+import { parseLogFilter } from '../../src/verification/log.js';
 import { TEST_PUBLIC_URL, TEST_SECRET } from '../helpers/app.js';
 import { fakeClock } from '../helpers/clock.js';
 import { databaseUrlFor, dropDatabase, ensureDatabase, openPlainDatabase } from '../helpers/database.js';
@@ -69,17 +70,7 @@ test('an existing database migrates to 0005; overview and search are right befor
       assert.equal(await readWatermark(store.db, 'phone_directory'), 0);
       const suffix = (rows[0]?.phone ?? '').slice(-4);
       const search = async () =>
-        (
-          await services.log.list(workspaceId, {
-            phone: suffix,
-            status: '',
-            channel: '',
-            from: '',
-            to: '',
-            before: '',
-            mode: 'live',
-          })
-        ).rows.map((r) => r.id);
+        (await services.log.list(workspaceId, parseLogFilter({ phone: suffix }))).rows.map((r) => r.id);
       const overviews = async () =>
         Promise.all(
           ['day', 'week'].map((name) => services.overview.load(workspaceId, name as 'day' | 'week')),

@@ -11,7 +11,12 @@ import { OPERATOR } from '../../src/audit/actor.js';
 import { createServices, type Services } from '../../src/services.js';
 import { HOUR_MS } from '../../src/stats/period.js';
 import { SETTLE_MS } from '../../src/store/watermarks.js';
-import { createVerificationLog, type LogFilter, type VerificationLog } from '../../src/verification/log.js';
+import {
+  createVerificationLog,
+  type LogFilter,
+  parseLogFilter,
+  type VerificationLog,
+} from '../../src/verification/log.js';
 import { COLUMNS, type Where } from '../../src/verification/log-page.js';
 import { matchesInFull } from '../../src/verification/log-search.js';
 import { endsWithIndexed, endsWithRecent } from '../../src/verification/phone-directory.js';
@@ -31,15 +36,8 @@ import {
 
 const DAY = 24 * HOUR_MS;
 const END = Date.parse('2026-11-21T09:30:00.000Z');
-const NO_FILTER: LogFilter = {
-  phone: '',
-  status: '',
-  channel: '',
-  from: '',
-  to: '',
-  before: '',
-  mode: 'live',
-};
+/** The page with nothing typed or chosen: the live verifications. */
+const NO_FILTER: LogFilter = parseLogFilter({});
 
 interface Row extends RowSpec {
   id: string;
