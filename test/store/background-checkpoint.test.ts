@@ -6,6 +6,7 @@
 // was copied by the reader thread. A store that does not serve copies nothing back until the threshold.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -89,22 +90,23 @@ describe('the log copied back from the reader thread', { skip: SQLITE_ONLY }, ()
   test('one thread checkpoints and reads: the first query of a serving store runs on the thread its checkpoints started', {
     skip: !existsSync('/proc/self/task') && 'threads counted from /proc (Linux)',
   }, async () => {
-    // Node names a worker's thread "WorkerThread". Before the fix, the reader's first query started a second thread
-    // (its own connection and heap, checkpointing too) and left the first running until the process ended.
-    const workerThreads = () =>
-      readdirSync('/proc/self/task').filter(
-        (tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === 'WorkerThread',
-      ).length;
-    const before = workerThreads();
+    // The process's threads, from /proc (Node 24 names a worker's thread, Node 22 does not: all are counted). Before
+    // the fix, the reader's first query started a second thread (its own connection and heap, checkpointing too)
+    // and left the first running until the process ended.
+    const threads = () => readdirSync('/proc/self/task').length;
+    await stat(dir); // libuv's pool started (its threads come with its first use), so that it is not counted below
+    const before = threads();
     const { store } = await opened('one-thread', true);
+    const withCheckpoints = threads();
     try {
+      assert.equal(withCheckpoints - before, 1, 'the checkpoints started one thread');
       await write(store, 5);
       const { rows } = await sql<{ n: number }>`select count(*) as n from probe`.execute(store.reader);
       assert.equal(Number(rows[0]?.n), 5);
-      assert.equal(workerThreads() - before, 1, 'one reader thread');
+      assert.equal(threads(), withCheckpoints, 'the first query ran on that thread');
     } finally {
       await store.close();
     }
-    await eventually('the reader thread ended with the store', () => workerThreads() === before);
+    await eventually('the reader thread ended with the store', () => threads() === before);
   });
 });
