@@ -24,7 +24,8 @@ export interface SearchLimits {
 
 export const SEARCH_LIMITS: SearchLimits = { matchesReadInFull: 5000, newestLookedAt: 10_000 };
 
-function startsWith(workspaceId: string, prefix: string): Where {
+/** The workspace's verifications to a number that starts with `prefix`: a range of the (workspace_id, phone) index. */
+export function startsWith(workspaceId: string, prefix: string): Where {
   return (eb) =>
     eb.and([
       eb('workspace_id', '=', workspaceId),

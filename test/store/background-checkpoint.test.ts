@@ -1,5 +1,5 @@
 // A serving process copies SQLite's write-ahead log back into the database file from its reader thread, so that the
-// serving connection's own checkpoint (at 10,000 pages of log) finds little left to copy and sync on the thread that
+// serving connection's own checkpoint (at 40,000 pages of log) finds little left to copy and sync on the thread that
 // answers requests (src/store/read-worker.ts). Read here from the log's shared index (the -shm file), as SQLite
 // keeps it: how many frames the log holds (`mxFrame`) and how many of them are copied back (`nBackfill`). The
 // writes here are a few dozen pages, far below the serving connection's own threshold, so whatever is copied back

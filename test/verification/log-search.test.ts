@@ -17,8 +17,8 @@ import {
   parseLogFilter,
   type VerificationLog,
 } from '../../src/verification/log.js';
-import { COLUMNS, type Where } from '../../src/verification/log-page.js';
-import { matchesInFull } from '../../src/verification/log-search.js';
+import { COLUMNS } from '../../src/verification/log-page.js';
+import { matchesInFull, startsWith } from '../../src/verification/log-search.js';
 import { endsWithIndexed, endsWithRecent } from '../../src/verification/phone-directory.js';
 import type { Status } from '../../src/vocabulary/statuses.js';
 import { servedCallingCodes, wholeNumber } from '../../src/workspaces/phone-number.js';
@@ -307,17 +307,13 @@ describe('verifications log: phone search', () => {
     ]);
   });
 
-  test('few matches on SQLite: each way reads its index only, and each match is looked up once by its rowid', async () => {
-    if (TEST_STORE !== 'sqlite') return;
+  test('few matches on SQLite: each way reads its index only, and each match is looked up once by its rowid', {
+    skip: TEST_STORE !== 'sqlite' && 'PostgreSQL keeps the union of whole rows (log-search.ts)',
+  }, async () => {
     const { db } = handle.store;
     // As searchPartial builds them for "0412 3": a start, the directory's ends, the recent rows' ends.
-    const ways: Where[] = [
-      (eb) =>
-        eb.and([
-          eb('workspace_id', '=', workspaceId),
-          eb('phone', '>=', '+614123'),
-          eb('phone', '<=', '+6141239999999999999999'),
-        ]),
+    const ways = [
+      startsWith(workspaceId, '+614123'),
       endsWithIndexed(workspaceId, '4123', 100),
       endsWithRecent(workspaceId, '4123', END - SETTLE_MS),
     ];
