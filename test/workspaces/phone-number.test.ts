@@ -4,6 +4,8 @@
 // narrow the countries; number types) and "Errors" (invalid_phone, unsupported_country).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { getCountries, getExampleNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import examples from 'libphonenumber-js/mobile/examples';
 import { AppError } from '../../src/errors.js';
 import { SUPPORTED_COUNTRIES } from '../../src/vocabulary/countries.js';
 import {
@@ -125,6 +127,38 @@ describe('what the rest of the code asks the phone module', () => {
   test('splitNumber: calling code and national digits; undefined where the number does not parse', () => {
     assert.deepEqual(splitNumber('+61491570156'), { countryCallingCode: '61', nationalNumber: '491570156' });
     assert.equal(splitNumber('12'), undefined);
+    assert.equal(splitNumber(''), undefined);
+    assert.equal(splitNumber('+1'), undefined);
+  });
+
+  test("splitNumber without a parse, for a served country's E.164, is what libphonenumber's parse gives", () => {
+    // Every served country's example numbers (libphonenumber's own), those of the countries sharing a calling code
+    // with one (+1: the US, Canada and the Caribbean), and numbers of countries not served (parsed as before).
+    const numbers = [
+      ...getCountries().map((country) => getExampleNumber(country, examples)?.number),
+      '+61491570156',
+      '+61431234567',
+      '+6421234567',
+      '+6431234567',
+      '+447700900123',
+      '+442071838750',
+      '+12125550123',
+      '+14165550123',
+      '+18765550123',
+      '+33612345678',
+      '+8613800138000',
+      '+80012345678',
+      '+999123456789',
+    ].filter((n): n is NonNullable<typeof n> => n !== undefined);
+    assert.ok(numbers.length > 200);
+    for (const number of numbers) {
+      const parsed = parsePhoneNumberFromString(number);
+      const expected = parsed && {
+        countryCallingCode: parsed.countryCallingCode,
+        nationalNumber: parsed.nationalNumber,
+      };
+      assert.deepEqual(splitNumber(number), expected, number);
+    }
   });
 
   test('formatInternational: spaced for people; as given where it does not parse', () => {
