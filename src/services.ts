@@ -224,7 +224,16 @@ export function createServices(deps: {
     emit,
   });
   const retentionDays = deps.retentionDays ?? DEFAULT_RETENTION_DAYS;
-  const fraud = createFraudService({ db, reader: store.reader, clock, workspaces, audit, retentionDays });
+  const maxCodeLifetimeMs = MAX_TTL_SECONDS * 1000;
+  const fraud = createFraudService({
+    db,
+    reader: store.reader,
+    clock,
+    workspaces,
+    audit,
+    retentionDays,
+    maxCodeLifetimeMs,
+  });
   const verifications = createVerificationService({
     db,
     clock,
@@ -273,7 +282,7 @@ export function createServices(deps: {
     log: createVerificationLog({ db: store.reader, clock }),
     overview: createOverview({ db: store.reader, clock }),
     // Background work: each reads on the reader, then writes one short transaction per step.
-    rollups: createRollups({ db, reader: store.reader, clock, maxCodeLifetimeMs: MAX_TTL_SECONDS * 1000 }),
+    rollups: createRollups({ db, reader: store.reader, clock, maxCodeLifetimeMs }),
     phoneDirectory: createPhoneDirectory({ db, reader: store.reader, clock }),
     statistics: createStatistics(db),
     outbox: createOutbox({ db }),

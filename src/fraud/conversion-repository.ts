@@ -1,7 +1,9 @@
 // SQL of the pumping guard's conversion signal (docs/api.md "Pumping guard"), per range and per country. Off the
-// send path: the sweeper's judgement reads a day of finished sends at most once a minute (once for ranges, once for
-// countries), then writes each block in a transaction of its own with the range's (or the country's) row locked.
+// send path: the sweeper's judgement reads a day of finished sends (of the keys that changed: conversion.ts) at
+// most once a minute (once for ranges, once for countries), then writes each block in a transaction of its own
+// with the range's (or the country's) row locked.
 // Functions take the database (or a transaction) first.
+import { createHash } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { FRAUD_DEFAULTS, RANGE_SUFFIX_DIGITS } from './rules.js';
@@ -43,6 +45,16 @@ const coveredByAllowList = (alias: 'r' | 'v', start: 'judged_key' | 'phone') =>
   sql`EXISTS (SELECT 1 FROM fraud_allow a WHERE a.workspace_id = ${sql.ref(`${alias}.workspace_id`)}
     AND a.prefix = substr(${sql.ref(`${alias}.${start}`)}, 1, length(a.prefix)))`;
 
+/** Which sends are read: those created since `since`; with `changedFrom`, only of keys a send created since then has. */
+export interface JudgedSpan {
+  since: number;
+  /**
+   * Only the keys of the live finished sends created since this time (conversion.ts: every send that finished since
+   * the last judgement was created since its finality horizon). Undefined: every key.
+   */
+  changedFrom?: number | undefined;
+}
+
 /**
  * Every (workspace, key) with at least N finished sends (status other than pending) created since `since` and
  * after the key's last block ended or was lifted (a block in force ends in the future, so its key has none),
@@ -50,8 +62,19 @@ const coveredByAllowList = (alias: 'r' | 'v', start: 'judged_key' | 'phone') =>
  * day; ROW_NUMBER keeps the last N of each key (SQLite and PostgreSQL alike). A block is keyed by a range's prefix
  * or a country's two letters alike (rules.ts isCountryKey). Whether the share is low is the caller's
  * (rules.ts isLowConversion).
+ *
+ * With `changedFrom`, the keys are first narrowed to those of the sends created since then, through the same
+ * index, so only their sends are ranked: the ranking (a sort of every send read) is most of the statement's time.
  */
-async function findBy(db: Db, since: number, signal: Signal): Promise<Counted[]> {
+async function findBy(db: Db, span: JudgedSpan, signal: Signal): Promise<Counted[]> {
+  const { since, changedFrom } = span;
+  const changed =
+    changedFrom === undefined
+      ? sql``
+      : sql`JOIN (
+          SELECT DISTINCT v.workspace_id, ${signal.key} AS judged_key FROM verifications v
+          WHERE v.created_at >= ${changedFrom} AND v.status <> 'pending' AND v.mode = 'live'
+        ) c ON c.workspace_id = v.workspace_id AND c.judged_key = ${signal.key}`;
   const { rows } = await sql<{
     workspace_id: string;
     judged_key: string;
@@ -65,6 +88,7 @@ async function findBy(db: Db, since: number, signal: Signal): Promise<Counted[]>
       SELECT v.id, v.workspace_id, v.status, v.created_at, ${signal.key} AS judged_key,
         ${signal.sends} AS sends, ${signal.percent} AS percent
       FROM verifications v
+      ${changed}
       LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
       -- Live sends only: a test key's codes reach nobody, so they say nothing of a range or a country (docs/api.md,
       -- "Test mode").
@@ -74,10 +98,14 @@ async function findBy(db: Db, since: number, signal: Signal): Promise<Counted[]>
       SELECT f.*, ROW_NUMBER() OVER (
         PARTITION BY f.workspace_id, f.judged_key ORDER BY f.created_at DESC, f.id DESC) AS rn
       FROM finished f
+      -- Each key's last block's end, joined (not a subquery per send: one look-up for each of a day's sends).
+      LEFT JOIN (
+        SELECT b.workspace_id, b.range_prefix, max(coalesce(b.lifted_at, b.blocked_until)) AS ended
+        FROM fraud_blocks b GROUP BY b.workspace_id, b.range_prefix
+      ) e ON e.workspace_id = f.workspace_id AND e.range_prefix = f.judged_key
       WHERE f.percent > 0
         -- Blocked sends create no verification: evidence from before a block would block the key again at once.
-        AND f.created_at >= coalesce((SELECT max(coalesce(b.lifted_at, b.blocked_until)) FROM fraud_blocks b
-          WHERE b.workspace_id = f.workspace_id AND b.range_prefix = f.judged_key), 0)
+        AND f.created_at >= coalesce(e.ended, 0)
     )
     SELECT r.workspace_id, r.judged_key, max(r.sends) AS sends, max(r.percent) AS percent,
       count(*) AS judged, sum(CASE WHEN r.status = 'verified' THEN 1 ELSE 0 END) AS verified,
@@ -99,8 +127,8 @@ async function findBy(db: Db, since: number, signal: Signal): Promise<Counted[]>
 }
 
 /** The conversion signal per range: every range whose last N finished sends can be judged (findBy). */
-export async function findConversions(db: Db, p: { since: number }): Promise<RangeConversion[]> {
-  const counted = await findBy(db, p.since, {
+export async function findConversions(db: Db, span: JudgedSpan): Promise<RangeConversion[]> {
+  const counted = await findBy(db, span, {
     key: sql<string>`substr(v.phone, 1, length(v.phone) - ${RANGE_SUFFIX_DIGITS})`,
     sends: sql<number>`coalesce(s.conversion_sends, ${FRAUD_DEFAULTS.conversion_sends})`,
     percent: sql<number>`coalesce(s.conversion_percent, ${FRAUD_DEFAULTS.conversion_percent})`,
@@ -114,8 +142,8 @@ export async function findConversions(db: Db, p: { since: number }): Promise<Ran
  * The conversion signal per country (country_conversion_sends, country_conversion_percent): sends to numbers an
  * allow-list entry covers are no evidence (a test number never checked says nothing of the country).
  */
-export async function findCountryConversions(db: Db, p: { since: number }): Promise<CountryConversion[]> {
-  const counted = await findBy(db, p.since, {
+export async function findCountryConversions(db: Db, span: JudgedSpan): Promise<CountryConversion[]> {
+  const counted = await findBy(db, span, {
     key: sql<string>`v.country`,
     sends: sql<number>`coalesce(s.country_conversion_sends, ${FRAUD_DEFAULTS.country_conversion_sends})`,
     percent: sql<number>`coalesce(s.country_conversion_percent, ${FRAUD_DEFAULTS.country_conversion_percent})`,
@@ -123,6 +151,36 @@ export async function findCountryConversions(db: Db, p: { since: number }): Prom
     excludeKey: sql`0 = 1`,
   });
   return counted.map(({ key, ...c }) => ({ ...c, country: key }));
+}
+
+/**
+ * What else a judgement's verdicts depend on, besides the sends: every workspace's conversion settings and allow list,
+ * as a digest of their rows (a time of change would miss a change made in the same millisecond, or by a server
+ * whose clock is behind). Both tables are small: a row per workspace, a few entries each.
+ */
+export async function judgementMark(db: Db): Promise<string> {
+  const [settings, allowed] = await Promise.all([
+    db
+      .selectFrom('fraud_settings')
+      .select([
+        'workspace_id',
+        'conversion_sends',
+        'conversion_percent',
+        'country_conversion_sends',
+        'country_conversion_percent',
+      ])
+      .orderBy('workspace_id')
+      .execute(),
+    db
+      .selectFrom('fraud_allow')
+      .select(['workspace_id', 'prefix'])
+      .orderBy('workspace_id')
+      .orderBy('prefix')
+      .execute(),
+  ]);
+  return createHash('sha256')
+    .update(JSON.stringify([settings, allowed]))
+    .digest('base64url');
 }
 
 /**

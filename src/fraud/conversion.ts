@@ -7,6 +7,7 @@
 // re-checks under the lock, as it does for another process's judgement.
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
+import { finalBefore } from '../store/watermarks.js';
 import * as conversion from './conversion-repository.js';
 import * as repo from './repository.js';
 import { type BlockReason, CONVERSION_LOOKBACK_MS, FRAUD_DEFAULTS, isLowConversion } from './rules.js';
@@ -23,19 +24,50 @@ interface Evidence {
   oldest: number;
 }
 
+/** How often a process judges every key, whatever changed: for what no rule of `createConversionJudge` foresaw. */
+export const FULL_JUDGEMENT_EVERY_MS = 15 * 60_000;
+
+/**
+ * The judgement of one process (its sweeper's), which after its first judges only the keys whose evidence may have
+ * changed: a key's last N finished sends change only when one of its sends finishes (a send ageing out of the day
+ * leaves its key with fewer than N, or the same N; a block's end or lift counts only sends created after it). Every
+ * send that finished since the last judgement was pending, or not yet visible, when that judgement began, so it was
+ * created after that judgement's finality horizon (`finalBefore`): only the keys of the finished sends created
+ * since then are judged. The settings and allow lists can change a verdict without a send: when their mark changed,
+ * and every FULL_JUDGEMENT_EVERY_MS, every key is judged. Another process's judgement changes nothing here: the
+ * block's transaction re-checks under the key's lock.
+ */
+export function createConversionJudge(deps: { db: Db; reader: Db; maxCodeLifetimeMs: number }) {
+  let last: { horizon: number; mark: string; fullUntil: number } | undefined;
+  return async (now: number): Promise<Judged[]> => {
+    const horizon = await finalBefore(deps.reader, now, deps.maxCodeLifetimeMs);
+    const mark = await conversion.judgementMark(deps.reader);
+    const full = last === undefined || last.mark !== mark || now >= last.fullUntil;
+    const blocked = await judgeConversion(deps.db, deps.reader, now, full ? undefined : last?.horizon);
+    // Only once it succeeded: a judgement that failed is made again, over the same keys, the next time.
+    last = { horizon, mark, fullUntil: full || !last ? now + FULL_JUDGEMENT_EVERY_MS : last.fullUntil };
+    return blocked;
+  };
+}
+
 /**
  * Blocks the ranges and countries of low conversion at `now`, judged from what `reader` reads and written through
- * `db`; returns those it blocked.
+ * `db`; returns those it blocked. With `changedFrom`, judges only the keys of the finished sends created since then.
  */
-export async function judgeConversion(db: Db, reader: Db, now: number): Promise<Judged[]> {
-  const since = now - CONVERSION_LOOKBACK_MS;
+export async function judgeConversion(
+  db: Db,
+  reader: Db,
+  now: number,
+  changedFrom?: number,
+): Promise<Judged[]> {
+  const span = { since: now - CONVERSION_LOOKBACK_MS, changedFrom };
   const blocked: Judged[] = [];
-  for (const c of await conversion.findConversions(reader, { since })) {
+  for (const c of await conversion.findConversions(reader, span)) {
     if (!isLowConversion(c.judged, c.verified, c.sends, c.percent)) continue;
     if (await block(db, now, { ...c, key: c.range }))
       blocked.push({ workspaceId: c.workspaceId, range: c.range });
   }
-  for (const c of await conversion.findCountryConversions(reader, { since })) {
+  for (const c of await conversion.findCountryConversions(reader, span)) {
     if (!isLowConversion(c.judged, c.verified, c.sends, c.percent)) continue;
     if (await block(db, now, { ...c, key: c.country })) {
       blocked.push({ workspaceId: c.workspaceId, country: c.country });

@@ -7,7 +7,7 @@ import { type Clock, toTimestamp as iso } from '../clock.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/database.js';
-import { type Judged, judgeConversion } from './conversion.js';
+import { createConversionJudge, type Judged } from './conversion.js';
 import * as repo from './repository.js';
 import { type BlockReason, FRAUD_RANGES, rangeOf } from './rules.js';
 
@@ -81,8 +81,11 @@ export function createFraudGuard(deps: {
   clock: Clock;
   /** How long the history of blocks is kept (RETENTION_DAYS, like the verifications they refused). */
   retentionDays: number;
+  /** The longest a code can stay pending (the API's largest ttl_seconds): what a judgement may leave unjudged. */
+  maxCodeLifetimeMs: number;
 }) {
   const { db, clock } = deps;
+  const judge = createConversionJudge(deps);
   return {
     /** Deletes what the guard no longer reads (the sweeper calls it with retention). */
     async prune(): Promise<{ numbers: number; ranges: number; blocks: number }> {
@@ -179,10 +182,11 @@ export function createFraudGuard(deps: {
      * finished sends in the last day, all created after its last block, were less than the workspace's percent
      * verified. One read per kind (conversion-repository.ts), then per range or country one transaction that takes
      * its row's lock and re-checks that no block is in force or ended after the evidence began: two processes
-     * judging at once write one block. Returns the ranges and countries it blocked.
+     * judging at once write one block. After a process's first, only the keys whose evidence may have changed
+     * (conversion.ts `createConversionJudge`). Returns the ranges and countries it blocked.
      */
     async judgeConversion(): Promise<Judged[]> {
-      return judgeConversion(db, deps.reader, clock.now());
+      return judge(clock.now());
     },
   };
 }

@@ -19,6 +19,8 @@ export function createFraudService(deps: {
   workspaces: WorkspaceService;
   /** How long the history of blocks is kept (RETENTION_DAYS, like the verifications they refused). */
   retentionDays: number;
+  /** The longest a code can stay pending (the API's largest ttl_seconds). */
+  maxCodeLifetimeMs: number;
 }) {
   return { ...createFraudGuard(deps), ...createFraudSettings(deps), ...createFraudBlocks(deps) };
 }

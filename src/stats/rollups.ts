@@ -1,21 +1,17 @@
 // The overview's roll-ups, kept by the sweeper: the API's paths write nothing more for them (no statement, and on
 // PostgreSQL no counter row that every send would wait to lock). An hour is rolled up once nothing counted in it
-// can change any more, and then never again:
-// - a verification's counted columns (status, verified_at, channel, country, phone) change only while it is
-//   `pending`: every update of a status is guarded by `status = 'pending'`, and a carrier's late failure report
-//   on a finished one writes its error columns only (delivery/verification-delivery.ts);
-// - a pending code lives at most `maxCodeLifetimeMs` (ttl_seconds ≤ 900), so the soonest expiry among pending
-//   codes bounds the oldest creation time that may still change, even if expiry was not recorded yet;
-// - a send's transaction commits within seconds of stamping created_at: SETTLE_MS later, its row is visible.
+// can change any more (`finalBefore`, store/watermarks.ts), and then never again: a verification's counted columns
+// (status, verified_at, channel, country, phone) change only while it is `pending`, and a carrier's late failure
+// report on a finished one writes its error columns only (delivery/verification-delivery.ts).
 // The overview reads roll-ups below the watermark and raw rows above it (overview.ts).
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import {
   advanceWatermark,
   chunksForInsert,
+  finalBefore,
   firstCreatedFrom,
   readWatermark,
-  SETTLE_MS,
 } from '../store/watermarks.js';
 import { HOUR_MS } from './period.js';
 import { aggregateHour } from './rollup-queries.js';
@@ -38,15 +34,7 @@ export function createRollups(deps: {
 
   /** The hour before which every verification is final: roll-ups may cover up to it. */
   async function closedBefore(): Promise<number> {
-    const pending = await reader
-      .selectFrom('verifications')
-      .select((eb) => eb.fn.min('expires_at').as('soonest'))
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    let horizon = deps.clock.now() - SETTLE_MS;
-    if (pending?.soonest != null)
-      horizon = Math.min(horizon, Number(pending.soonest) - deps.maxCodeLifetimeMs);
-    return floorHour(horizon);
+    return floorHour(await finalBefore(reader, deps.clock.now(), deps.maxCodeLifetimeMs));
   }
 
   /** Rolls up the next closed hour (skipping hours without rows); false when there is none. */

@@ -15,6 +15,23 @@ export type WatermarkName = 'verification_rollups' | 'phone_directory';
  */
 export const SETTLE_MS = 5 * 60_000;
 
+/**
+ * The creation time before which every verification is final and visible, as of `now`: its status (and what a read
+ * model counts of it) can no longer change. A verification's status changes only while it is pending (every update
+ * of a status is guarded by `status = 'pending'`), and a pending code lives at most `maxCodeLifetimeMs`, so the
+ * soonest expiry among pending codes bounds the oldest creation time that may still change, even where the expiry
+ * was not recorded yet; and a row created in the last SETTLE_MS may not be visible yet.
+ */
+export async function finalBefore(db: Db, now: number, maxCodeLifetimeMs: number): Promise<number> {
+  const pending = await db
+    .selectFrom('verifications')
+    .select((eb) => eb.fn.min('expires_at').as('soonest'))
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  const settled = now - SETTLE_MS;
+  return pending?.soonest == null ? settled : Math.min(settled, Number(pending.soonest) - maxCodeLifetimeMs);
+}
+
 /** Every verification created before the returned epoch ms is in the read-model (0: none yet). */
 export async function readWatermark(db: Db, name: WatermarkName): Promise<number> {
   const row = await db

@@ -55,6 +55,7 @@ describe('pumping guard: the conversion signal reads on the reader', () => {
       reader: recording(t.store.reader, onReader),
       clock,
       retentionDays: 30,
+      maxCodeLifetimeMs: 900_000,
     });
     assert.deepEqual(await guard.judgeConversion(), [{ workspaceId: ws.workspaceId, country: 'AU' }]);
 
