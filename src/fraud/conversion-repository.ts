@@ -53,6 +53,11 @@ export interface JudgedSpan {
    * the last judgement was created since its finality horizon). Undefined: every key.
    */
   changedFrom?: number | undefined;
+  /**
+   * A key with at least N finished sends created since this time has its last N among them: only those are ranked
+   * (conversion.ts DENSE_SLICE_MS). Undefined: every send of the span is ranked.
+   */
+  denseFrom?: number | undefined;
 }
 
 /**
@@ -63,11 +68,12 @@ export interface JudgedSpan {
  * or a country's two letters alike (rules.ts isCountryKey). Whether the share is low is the caller's
  * (rules.ts isLowConversion).
  *
- * With `changedFrom`, the keys are first narrowed to those of the sends created since then, through the same
- * index, so only their sends are ranked: the ranking (a sort of every send read) is most of the statement's time.
+ * The ranking (a sort of every send it ranks) is most of the statement's time, so it ranks as few as give the same
+ * answer: with `changedFrom`, only the sends of the keys a send created since then has; with `denseFrom`, a key with
+ * N sends or more since then (a country, mostly) has only those ranked, since its last N are among them.
  */
 async function findBy(db: Db, span: JudgedSpan, signal: Signal): Promise<Counted[]> {
-  const { since, changedFrom } = span;
+  const { since, changedFrom, denseFrom } = span;
   const changed =
     changedFrom === undefined
       ? sql``
@@ -75,6 +81,27 @@ async function findBy(db: Db, span: JudgedSpan, signal: Signal): Promise<Counted
           SELECT DISTINCT v.workspace_id, ${signal.key} AS judged_key FROM verifications v
           WHERE v.created_at >= ${changedFrom} AND v.status <> 'pending' AND v.mode = 'live'
         ) c ON c.workspace_id = v.workspace_id AND c.judged_key = ${signal.key}`;
+  /** The evidence created after `from`: live finished sends, of a workspace whose signal is on, after the key's last block. */
+  const evidence = (from: number) => sql`
+      FROM verifications v
+      ${changed}
+      LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
+      -- Each key's last block's end, joined (not a subquery per send: one look-up for each of a day's sends).
+      LEFT JOIN (
+        SELECT b.workspace_id, b.range_prefix, max(coalesce(b.lifted_at, b.blocked_until)) AS ended
+        FROM fraud_blocks b GROUP BY b.workspace_id, b.range_prefix
+      ) e ON e.workspace_id = v.workspace_id AND e.range_prefix = ${signal.key}
+      -- Live sends only: a test key's codes reach nobody, so they say nothing of a range or a country (docs/api.md,
+      -- "Test mode").
+      WHERE v.created_at > ${from} AND v.status <> 'pending' AND v.mode = 'live' AND NOT (${signal.excludeSend})
+        AND ${signal.percent} > 0
+        -- Blocked sends create no verification: evidence from before a block would block the key again at once.
+        AND v.created_at >= coalesce(e.ended, 0)`;
+  const dense =
+    denseFrom === undefined || denseFrom <= since
+      ? undefined
+      : sql`SELECT v.workspace_id, ${signal.key} AS judged_key ${evidence(denseFrom)}
+          GROUP BY 1, 2 HAVING count(*) >= max(${signal.sends})`;
   const { rows } = await sql<{
     workspace_id: string;
     judged_key: string;
@@ -84,28 +111,22 @@ async function findBy(db: Db, span: JudgedSpan, signal: Signal): Promise<Counted
     verified: number;
     oldest: number;
   }>`
-    WITH finished AS (
+    WITH ${dense ? sql`dense AS (${dense}),` : sql``}
+    finished AS (
       SELECT v.id, v.workspace_id, v.status, v.created_at, ${signal.key} AS judged_key,
         ${signal.sends} AS sends, ${signal.percent} AS percent
-      FROM verifications v
-      ${changed}
-      LEFT JOIN fraud_settings s ON s.workspace_id = v.workspace_id
-      -- Live sends only: a test key's codes reach nobody, so they say nothing of a range or a country (docs/api.md,
-      -- "Test mode").
-      WHERE v.created_at > ${since} AND v.status <> 'pending' AND v.mode = 'live' AND NOT (${signal.excludeSend})
+      ${evidence(since)}
     ),
     ranked AS (
       SELECT f.*, ROW_NUMBER() OVER (
         PARTITION BY f.workspace_id, f.judged_key ORDER BY f.created_at DESC, f.id DESC) AS rn
       FROM finished f
-      -- Each key's last block's end, joined (not a subquery per send: one look-up for each of a day's sends).
-      LEFT JOIN (
-        SELECT b.workspace_id, b.range_prefix, max(coalesce(b.lifted_at, b.blocked_until)) AS ended
-        FROM fraud_blocks b GROUP BY b.workspace_id, b.range_prefix
-      ) e ON e.workspace_id = f.workspace_id AND e.range_prefix = f.judged_key
-      WHERE f.percent > 0
-        -- Blocked sends create no verification: evidence from before a block would block the key again at once.
-        AND f.created_at >= coalesce(e.ended, 0)
+      ${
+        dense
+          ? sql`LEFT JOIN dense d ON d.workspace_id = f.workspace_id AND d.judged_key = f.judged_key
+      WHERE f.created_at > ${denseFrom} OR d.workspace_id IS NULL`
+          : sql``
+      }
     )
     SELECT r.workspace_id, r.judged_key, max(r.sends) AS sends, max(r.percent) AS percent,
       count(*) AS judged, sum(CASE WHEN r.status = 'verified' THEN 1 ELSE 0 END) AS verified,

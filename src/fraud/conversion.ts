@@ -24,6 +24,13 @@ interface Evidence {
   oldest: number;
 }
 
+/**
+ * A country with N finished sends or more in this last slice (the usual case: a country gathers a workspace's sends)
+ * has its last N among them, and its older sends of the day are not ranked (conversion-repository.ts `denseFrom`).
+ * Not for ranges: one seldom has N in an hour, and looking costs more than it saves (docs/benchmarks.md).
+ */
+export const DENSE_SLICE_MS = 60 * 60_000;
+
 /** How often a process judges every key, whatever changed: for what no rule of `createConversionJudge` foresaw. */
 export const FULL_JUDGEMENT_EVERY_MS = 15 * 60_000;
 
@@ -67,7 +74,10 @@ export async function judgeConversion(
     if (await block(db, now, { ...c, key: c.range }))
       blocked.push({ workspaceId: c.workspaceId, range: c.range });
   }
-  for (const c of await conversion.findCountryConversions(reader, span)) {
+  for (const c of await conversion.findCountryConversions(reader, {
+    ...span,
+    denseFrom: now - DENSE_SLICE_MS,
+  })) {
     if (!isLowConversion(c.judged, c.verified, c.sends, c.percent)) continue;
     if (await block(db, now, { ...c, key: c.country })) {
       blocked.push({ workspaceId: c.workspaceId, country: c.country });

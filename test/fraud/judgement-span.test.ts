@@ -72,6 +72,45 @@ describe('pumping guard: which keys a judgement reads', () => {
     assert.deepEqual(await ranges(clock.now()), []);
   });
 
+  test('denseFrom: a key with N codes since then is ranked on those alone, the others on their day: the same answer', async () => {
+    // RANGE: 4 codes two hours ago, then 12 in the last minutes (N is 10: dense). OTHER: 6, then 5 (sparse).
+    await sendTo(RANGE, 4);
+    await sendTo(OTHER, 6);
+    await expireAll();
+    clock.advance(2 * 3_600_000);
+    const denseFrom = clock.now();
+    await sendTo(RANGE, 12, 100);
+    await sendTo(OTHER, 5, 100);
+    await expireAll();
+    const since = clock.now() - CONVERSION_LOOKBACK_MS;
+    const byRange = async (span: Parameters<typeof findConversions>[1]) =>
+      (await findConversions(t.store.db, span)).sort((a, b) => a.range.localeCompare(b.range));
+    const whole = await byRange({ since });
+    assert.deepEqual(
+      whole.map((c) => [c.range, c.judged]),
+      [
+        [RANGE, 10],
+        [OTHER, 10],
+      ],
+    );
+    assert.deepEqual(await byRange({ since, denseFrom }), whole);
+  });
+
+  test('a country with fewer than N codes in the last hour is judged on its codes of the day', async () => {
+    // The country judged on its last 10, the ranges not at all.
+    await t.services.fraud.setSettings(
+      workspaceId,
+      { conversion_percent: 0, country_conversion_sends: 10, country_conversion_percent: 10 },
+      OPERATOR,
+    );
+    await sendTo(RANGE, 6);
+    await expireAll();
+    clock.advance(2 * 3_600_000);
+    await sendTo(OTHER, 4);
+    await expireAll();
+    assert.deepEqual(await t.services.fraud.judgeConversion(), [{ workspaceId, country: 'AU' }]);
+  });
+
   test('a code pending through a judgement, created before its start, is judged when it finishes', async () => {
     // One code with the longest life and nine with the shortest, all more than the settling time (5 minutes)
     // before the judgement: only the pending one's life keeps the range among those judged again.
