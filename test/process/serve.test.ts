@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { freshEnv } from '../helpers/cli-env.js';
@@ -120,6 +121,45 @@ describe('serve', () => {
     assert.ok(cmdline.includes('--max-semi-space-size=8'), `cmdline: ${cmdline.join(' ')}`);
     assert.ok(cmdline.includes('serve'), `cmdline: ${cmdline.join(' ')}`);
     assert.equal((await ping(server.url)).status, 401);
+  });
+
+  test("a serving process with one core runs one V8 helper thread, not Node's four (--v8-pool-size=0), unless the operator chose a size", {
+    skip: !existsSync('/usr/bin/taskset') && 'needs taskset (util-linux) to give the process one core',
+  }, async () => {
+    const { dir, env } = freshEnv();
+    dirs.push(dir);
+    /** `serve` given core 0 alone: its command line and the names of its threads, once it answers. */
+    const onOneCore = async (extra: Record<string, string>) => {
+      const serve = spawn('/usr/bin/taskset', ['-c', '0', process.execPath, BIN, 'serve', '--json'], {
+        env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env, ...extra },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const [line] = (await once(createInterface({ input: serve.stdout }), 'line')) as [string];
+        assert.equal((await ping((JSON.parse(line) as { url: string }).url)).status, 401);
+        const cmdline = readFileSync(`/proc/${serve.pid}/cmdline`, 'utf8').split('\0');
+        const threads = readdirSync(`/proc/${serve.pid}/task`).map((tid) =>
+          readFileSync(`/proc/${serve.pid}/task/${tid}/comm`, 'utf8').trim(),
+        );
+        return { cmdline, threads };
+      } finally {
+        serve.kill('SIGTERM');
+        await once(serve, 'exit');
+      }
+    };
+    // Node 24 names V8's helpers; Node 22 leaves them named after the program, so there only the flag is checked.
+    const named = Number(process.versions.node.split('.')[0]) >= 24;
+    const helpers = (threads: string[]) => threads.filter((name) => name === 'V8Worker').length;
+
+    const sized = await onOneCore({});
+    assert.ok(sized.cmdline.includes('--v8-pool-size=0'), `cmdline: ${sized.cmdline.join(' ')}`);
+    if (named) assert.equal(helpers(sized.threads), 1, sized.threads.join(' '));
+
+    // The operator's own size (NODE_OPTIONS, which a flag on the command line would override) is kept.
+    const chosen = await onOneCore({ NODE_OPTIONS: '--v8-pool-size=3' });
+    assert.ok(!chosen.cmdline.includes('--v8-pool-size=0'), `cmdline: ${chosen.cmdline.join(' ')}`);
+    assert.ok(chosen.cmdline.includes('--max-semi-space-size=8'), `cmdline: ${chosen.cmdline.join(' ')}`);
+    if (named) assert.equal(helpers(chosen.threads), 3, chosen.threads.join(' '));
   });
 
   test("the serving process runs with glibc's arenas capped at two (MALLOC_ARENA_MAX), unless the operator set it", async () => {
